@@ -26,7 +26,7 @@ void ssa_geom_init(struct ssa_geom *g, u32 chunk, u32 members)
 {
 	g->chunk = chunk;
 	g->members = members;
-	g->chunk_shift = (chunk & (chunk - 1)) ? -1 : __ffs(chunk);
+	g->chunk_shift = (chunk & (chunk - 1)) ? -1 : (int)__ffs(chunk);
 }
 
 u64 ssa_chunk_index(const struct ssa_geom *g, u64 sector, u32 *offset)

@@ -11,6 +11,7 @@
 #define SSA_LAYOUT_H
 
 #ifdef __KERNEL__
+#include <linux/bits.h>
 #include <linux/types.h>
 #else
 #include "kcompat.h"
@@ -18,7 +19,7 @@
 
 #define SSA_MAX_MEMBERS		64
 /* Largest stripe unit: 512 MiB, so chunk bytes always fit in 32 bits. */
-#define SSA_MAX_CHUNK_SECTORS	(1U << 20)
+#define SSA_MAX_CHUNK_SECTORS	BIT(20)
 
 enum ssa_layout_id {
 	SSA_LAYOUT_STRIPE,

@@ -97,13 +97,13 @@ static int ssa_get_member(struct ssa_ctx *sc, unsigned int m,
 		return -EINVAL;
 	}
 	if (offset % lbs) {
-		DMERR("member %u (%s): offset %llu is not a multiple of its %u-byte logical block",
+		DMERR("member %u (%s): offset %llu not a multiple of its %u-byte block",
 		      m, path, offset, lbs << SECTOR_SHIFT);
 		ti->error = "Member offset not aligned to the device's logical block size";
 		return -EINVAL;
 	}
 	if (sc->geom.chunk % lbs) {
-		DMERR("member %u (%s): chunk of %u sectors is not a multiple of its %u-byte logical block",
+		DMERR("member %u (%s): chunk %u not a multiple of its %u-byte block",
 		      m, path, sc->geom.chunk, lbs << SECTOR_SHIFT);
 		ti->error = "Chunk size not a multiple of a member's logical block size";
 		return -EINVAL;
@@ -214,7 +214,7 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	int r;
 
 	if (argc < 3) {
-		ti->error = "Not enough arguments: <layout> <chunk_sectors> <#members> <dev> <offset>...";
+		ti->error = "Not enough arguments: <layout> <chunk> <#members> <dev> <offset>...";
 		return -EINVAL;
 	}
 
@@ -409,9 +409,11 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 		       sc->layout->name, sc->geom.chunk, sc->nr_members,
 		       sc->coalesce ? 'y' : 'n');
 		for (m = 0; m < sc->nr_members; m++)
-			DMEMIT(",member_%u_device_name=%s,member_%u_offset=%llu,member_%u_status=%c",
+			DMEMIT(",member_%u_device_name=%s,member_%u_offset=%llu",
 			       m, sc->members[m].dev->name, m,
-			       (unsigned long long)sc->members[m].offset, m,
+			       (unsigned long long)sc->members[m].offset);
+		for (m = 0; m < sc->nr_members; m++)
+			DMEMIT(",member_%u_status=%c", m,
 			       ssa_health(&sc->members[m]));
 		DMEMIT(";");
 		break;

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# tests/kernel/lib.sh - helpers for the dm-ssastripe kernel tests (sourced).
+#
+# Conventions: volumes and helper devices are named ssat-*; a test function
+# returns 0 (pass), 1 (fail) or 4 (skip, with the reason in $SKIP_REASON).
+# Helpers print what they check on failure ("FAIL: ...") to the test log.
+
+KSFT_SKIP=4
+KO=$TOP/dm-ssastripe/dm-ssastripe.ko
+WORK=${WORK:-/tmp/ssat}
+NR_RAM=8
+RAM_MB=64
+
+fail() { echo "FAIL: $*"; return 1; }
+skip() { SKIP_REASON=$*; return $KSFT_SKIP; }
+info() { echo "# $*"; }
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	[ "$2" = "$3" ] && return 0
+	fail "$1: got '$2', want '$3'"
+}
+
+sectors() { blockdev --getsz "$1"; }
+
+# A volume over members: vol_create NAME LEN_SECTORS LAYOUT CHUNK "DEV OFF ..." [OPTS...]
+vol_create() {
+	local name=$1 len=$2 layout=$3 chunk=$4 members=$5
+	shift 5
+	local -a m=($members)
+	local table="0 $len ssastripe $layout $chunk $((${#m[@]} / 2)) $members"
+	[ $# -gt 0 ] && table+=" $*"
+	dmsetup create "$name" --table "$table" || { echo "# table: $table"; return 1; }
+	udevadm settle 2>/dev/null || true
+}
+
+vol_remove() { dmsetup remove "$1" 2>/dev/null || dmsetup remove --retry "$1"; }
+
+# "DEV 0 DEV 0 ..." for the first N ramdisks
+ram_members() {
+	local i out=""
+	for ((i = 0; i < $1; i++)); do out+="/dev/ram$i ${2:-0} "; done
+	echo "${out% }"
+}
+
+# status field of a volume: vstat NAME FIELD
+#   FIELD: health | req_r | req_w | req_o
+vstat() {
+	local -a s
+	read -ra s <<< "$(dmsetup status "$1")"
+	case $2 in
+	health) echo "${s[5]}" ;;
+	req_r) echo "${s[6]}" ;;
+	req_w) echo "${s[7]}" ;;
+	req_o) echo "${s[8]}" ;;
+	esac
+}
+
+# member counter: mstat NAME MEMBER FIELD
+#   FIELD: dev | cr | cw | sr | sw | co | err
+mstat() {
+	local -a s
+	local base f
+	read -ra s <<< "$(dmsetup status "$1")"
+	base=$((9 + $2 * 7))
+	case $3 in
+	dev) f=0 ;; cr) f=1 ;; cw) f=2 ;; sr) f=3 ;; sw) f=4 ;; co) f=5 ;; err) f=6 ;;
+	esac
+	echo "${s[$((base + f))]}"
+}
+
+# all member values of FIELD, space separated: mstat_all NAME FIELD
+mstat_all() {
+	local n m out=""
+	n=$(dmsetup status "$1" | awk '{print $5}')
+	for ((m = 0; m < n; m++)); do out+="$(mstat "$1" $m "$2") "; done
+	echo "${out% }"
+}
+
+# zero the first MB mebibytes of devices
+wipe() {
+	local mb=$1 d
+	shift
+	for d in "$@"; do
+		dd if=/dev/zero of="$d" bs=1M count="$mb" oflag=direct status=none || return 1
+	done
+}
+
+# sha256 of the first SECTORS sectors of DEV from sector OFF
+sum_dev() {
+	dd if="$1" bs=512 skip="${3:-0}" count="$2" iflag=direct status=none | sha256sum | cut -d' ' -f1
+}
+
+# Loop devices over sparse files: loop_members N MB [SECTOR_SIZE] -> LOOPS array
+LOOPS=()
+loop_members() {
+	local i f
+	LOOPS=()
+	mkdir -p "$WORK"
+	for ((i = 0; i < $1; i++)); do
+		f=$WORK/member$i.img
+		rm -f "$f"
+		truncate -s "${2}M" "$f"
+		LOOPS+=("$(losetup -f --show ${3:+-b $3} "$f")") || return 1
+	done
+}
+
+# Remove every ssat-* device and every loop device we made.
+cleanup_all() {
+	local d
+	for d in $(dmsetup ls 2>/dev/null | awk '/^ssat-/{print $1}' | sort -r); do
+		dmsetup remove --retry "$d" >/dev/null 2>&1 || dmsetup remove --force "$d" >/dev/null 2>&1
+	done
+	for d in $(dmsetup ls 2>/dev/null | awk '/^ssat-/{print $1}'); do
+		dmsetup remove "$d" >/dev/null 2>&1
+	done
+	losetup -a 2>/dev/null | grep -q "$WORK" && \
+		losetup -a | grep "$WORK" | cut -d: -f1 | xargs -r -n1 losetup -d
+	rm -rf "$WORK"
+	return 0
+}
+
+# Kernel log since the last mark: klog_mark; ...; klog_since
+klog_mark() { dmesg -c >/dev/null; }
+klog_since() { dmesg; }
+
+# fio with the project's job files: run_fio JOBFILE [VAR=VALUE...]
+# Output goes to the test log; the exit status is fio's.
+run_fio() {
+	local job=$1
+	shift
+	mkdir -p "$WORK"
+	(cd "$WORK" && env "$@" fio --output-format=normal "$TOP/tests/fio/$job")
+}

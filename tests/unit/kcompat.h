@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Just enough of the kernel's types and helpers to compile the module's
+ * pure layout code (dm-ssastripe/ssa-layout.c) as a host program.
+ */
+#ifndef SSA_KCOMPAT_H
+#define SSA_KCOMPAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef uint16_t u16;
+
+#define BIT(n) (1UL << (n))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline unsigned long __ffs(unsigned long x)
+{
+	return (unsigned long)__builtin_ctzl(x);
+}
+
+static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
+{
+	*remainder = (u32)(dividend % divisor);
+	return dividend / divisor;
+}
+
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
+#endif /* SSA_KCOMPAT_H */
