@@ -62,11 +62,9 @@ static int ssa_get_member(struct ssa_ctx *sc, unsigned int m,
 	unsigned long long offset;
 	unsigned int lbs;
 	sector_t size;
-	char dummy;
 	int r;
 
-	if (sscanf(offset_arg, "%llu%c", &offset, &dummy) != 1 ||
-	    offset != (sector_t)offset) {
+	if (kstrtoull(offset_arg, 10, &offset) || offset != (sector_t)offset) {
 		DMERR("member %u: offset '%s' is not a number of sectors",
 		      m, offset_arg);
 		ti->error = "Invalid member offset";
@@ -139,8 +137,9 @@ static int ssa_check_overlap(struct ssa_ctx *sc)
 static int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 {
 	unsigned int *vals = sc->opt;
+	/* Loose bound: a repeated option gets its own, clearer, message. */
 	static const struct dm_arg group = {
-		0, 2 * SSA_NR_OPTS, "Invalid number of optional arguments"
+		0, 4 * SSA_NR_OPTS, "Invalid number of optional arguments"
 	};
 	struct dm_target *ti = sc->ti;
 	unsigned int argc, i;
@@ -210,7 +209,6 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	const struct ssa_layout *layout;
 	struct ssa_ctx *sc;
 	u64 width, rows, rem;
-	char dummy;
 	int r;
 
 	if (argc < 3) {
@@ -224,7 +222,7 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		return -EINVAL;
 	}
 
-	if (sscanf(dm_shift_arg(&as), "%u%c", &chunk, &dummy) != 1 || !chunk) {
+	if (kstrtouint(dm_shift_arg(&as), 10, &chunk) || !chunk) {
 		ti->error = "Invalid chunk size: expected a positive number of 512-byte sectors";
 		return -EINVAL;
 	}

@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Failing and vanishing members, removal and suspend with I/O in flight,
+# module unload while in use.
+
+# Members are dm-linear devices over ramdisks, so that one can be swapped
+# for the "error" target (a member that starts failing) mid-run.
+lin_members() {	# lin_members N SECTORS -> "DEV 0 ..."
+	local i out=""
+	for ((i = 0; i < $1; i++)); do
+		dmsetup create ssat-m$i --table "0 $2 linear /dev/ram$i 0" || return 1
+		out+="/dev/mapper/ssat-m$i 0 "
+	done
+	udevadm settle 2>/dev/null || true
+	echo "${out% }"
+}
+
+member_fails() {
+	local rc=0 members h0 events0 events1 n=4 len=$((4 * 8192))
+	members=$(lin_members $n 8192) || return 1
+	vol_create ssat-v "$len" stripe 128 "$members" || return 1
+	mkdir -p "$WORK"
+	head -c $((len * 512)) /dev/urandom > "$WORK/data"
+	dd if="$WORK/data" of=/dev/mapper/ssat-v bs=1M oflag=direct status=none || return 1
+	h0=$(sha256sum < "$WORK/data")
+	events0=$(dmsetup info -c --noheadings -o events ssat-v)
+	local s0 s1 s3
+	s0=$(sum_dev /dev/ram0 8192); s1=$(sum_dev /dev/ram1 8192); s3=$(sum_dev /dev/ram3 8192)
+
+	# member 2 starts failing under a running read load
+	(cd "$WORK" && fio --name=load --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
+		--rw=randread --bssplit=4k/50:256k/50 --iodepth=16 --time_based --runtime=4 \
+		--continue_on_error=all --output="$WORK/fio.out" >/dev/null 2>&1) &
+	local fio_pid=$!
+	sleep 1
+	klog_mark
+	dmsetup load ssat-m2 --table "0 8192 error" && dmsetup suspend ssat-m2 && dmsetup resume ssat-m2
+	wait $fio_pid
+	sleep 0.5
+
+	local h
+	h=$(vstat ssat-v health)
+	expect_eq "health after member 2 failed" "$h" AADA || rc=1
+	[ "$(mstat ssat-v 2 err)" -gt 0 ] || { fail "no errors counted on member 2"; rc=1; }
+	expect_eq "errors on member 0" "$(mstat ssat-v 0 err)" 0 || rc=1
+	events1=$(dmsetup info -c --noheadings -o events ssat-v)
+	[ "$events1" -gt "$events0" ] || { fail "no table event raised ($events0 -> $events1)"; rc=1; }
+	klog_since | grep -q "member 2 (.*) failed" || { fail "kernel log does not name member 2"; rc=1; }
+	grep -q "err=" "$WORK/fio.out" || true
+
+	# reads that touch only surviving members still succeed, reads of member 2 fail
+	cmp -n 65536 "$WORK/data" <(dd if=/dev/mapper/ssat-v bs=64k count=1 iflag=direct status=none) ||
+		{ fail "chunk 0 (member 0) unreadable"; rc=1; }
+	dd if=/dev/mapper/ssat-v of=/dev/null bs=64k count=1 skip=2 iflag=direct status=none 2>/dev/null &&
+		{ fail "read of a chunk on the failed member succeeded"; rc=1; }
+	# the surviving members were not written to
+	expect_eq "member 0 untouched" "$(sum_dev /dev/ram0 8192)" "$s0" || rc=1
+	expect_eq "member 1 untouched" "$(sum_dev /dev/ram1 8192)" "$s1" || rc=1
+	expect_eq "member 3 untouched" "$(sum_dev /dev/ram3 8192)" "$s3" || rc=1
+
+	# the member comes back: no data was lost
+	dmsetup load ssat-m2 --table "0 8192 linear /dev/ram2 0" && dmsetup suspend ssat-m2 && dmsetup resume ssat-m2
+	expect_eq "volume after the member returned" \
+		"$(dd if=/dev/mapper/ssat-v bs=1M iflag=direct status=none | sha256sum)" "$h0" || rc=1
+	# a table reload clears the failed mark
+	dmsetup reload ssat-v --table "$(dmsetup table ssat-v)" && dmsetup suspend ssat-v && dmsetup resume ssat-v
+	expect_eq "health after reload" "$(vstat ssat-v health)" AAAA || rc=1
+	return $rc
+}
+
+# Writes while a member fails: errors reach the writer, never other members.
+member_fails_writes() {
+	local rc=0 members len=$((4 * 8192))
+	members=$(lin_members 4 8192) || return 1
+	vol_create ssat-v "$len" stripe 8 "$members" || return 1
+	dmsetup load ssat-m1 --table "0 8192 error" && dmsetup suspend ssat-m1 && dmsetup resume ssat-m1
+	local s0
+	s0=$(sum_dev /dev/ram0 8192)
+	# a 16 KiB write covers members 0..3; it must fail as a whole
+	dd if=/dev/urandom of=/dev/mapper/ssat-v bs=16k count=1 oflag=direct status=none 2>/dev/null &&
+		{ fail "write over a failed member reported success"; rc=1; }
+	# a 4 KiB write to member 0 alone succeeds
+	dd if=/dev/urandom of=/dev/mapper/ssat-v bs=4k count=1 seek=8 oflag=direct status=none ||
+		{ fail "write to a healthy member failed"; rc=1; }
+	expect_eq health "$(vstat ssat-v health)" ADAA || rc=1
+	return $rc
+}
+
+remove_in_flight() {
+	local rc=0
+	vol_create ssat-v $((4 * 16384)) stripe 128 "$(ram_members 4)" || return 1
+	mkdir -p "$WORK"
+	(cd "$WORK" && fio --name=busy --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
+		--rw=randrw --bssplit=4k/50:512k/50 --iodepth=32 --time_based --runtime=5 \
+		--continue_on_error=all >/dev/null 2>&1) &
+	local fio_pid=$!
+	sleep 1.5
+	dmsetup remove ssat-v 2>/dev/null && { fail "remove of an open volume succeeded"; rc=1; }
+	# --force swaps in a table that fails I/O; the volume goes once closed
+	dmsetup remove --force ssat-v >/dev/null 2>&1
+	wait $fio_pid
+	dmsetup remove ssat-v >/dev/null 2>&1
+	dmsetup info ssat-v >/dev/null 2>&1 && { fail "volume still present after fio closed it"; rc=1; }
+	# members are free again
+	[ -z "$(ls /sys/block/ram0/holders)" ] || { fail "ram0 still held"; rc=1; }
+	return $rc
+}
+
+suspend_in_flight() {
+	local rc=0 size=$((682 * 3 * 16 * 512)) i
+	vol_create ssat-v $((size / 512)) stripe 16 "$(ram_members 3)" || return 1
+	mkdir -p "$WORK"
+	(cd "$WORK" && fio --name=sus --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
+		--rw=randwrite --bssplit=4k/40:24k/30:200k/30 --iodepth=32 --size=$size \
+		--verify=crc32c --verify_fatal=1 --verify_state_save=0 --output="$WORK/fio.out" >/dev/null 2>&1) &
+	local fio_pid=$!
+	for i in 1 2 3 4 5; do
+		sleep 0.4
+		dmsetup suspend ssat-v || { fail "suspend $i failed"; rc=1; }
+		sleep 0.2
+		dmsetup resume ssat-v || { fail "resume $i failed"; rc=1; }
+	done
+	wait $fio_pid || { fail "fio verify failed across suspend/resume"; cat "$WORK/fio.out"; rc=1; }
+	return $rc
+}
+
+rmmod_in_use() {
+	local rc=0
+	vol_create ssat-v 8192 stripe 8 "$(ram_members 2)" || return 1
+	rmmod dm_ssastripe 2>/dev/null && { fail "rmmod succeeded while a table uses the target"; rc=1; }
+	grep -q '^dm_ssastripe ' /proc/modules || { fail "module gone while in use"; return 1; }
+	dmsetup remove ssat-v || return 1
+	rmmod dm_ssastripe || { fail "rmmod failed after the last table went"; rc=1; }
+	insmod "$KO" || { fail "insmod after rmmod failed"; rc=1; }
+	vol_create ssat-v 8192 stripe 8 "$(ram_members 2)" || rc=1
+	return $rc
+}
+
+register member_fails member_fails
+register member_fails_writes member_fails_writes
+register remove_in_flight remove_in_flight
+register suspend_in_flight suspend_in_flight
+register rmmod_in_use rmmod_in_use
