@@ -31,9 +31,17 @@ verify_matrix() {
 	return $rc
 }
 
-for _n in 1 2 3 4 8; do
-	for _c in 1 8 128 192 2048; do
+# make check: 5 widths x 5 chunks; make check-full (SSA_FULL=1): every width
+# from 1 to 8 and 12 KiB and 2 MiB chunks too, over 48 MiB instead of 16.
+_widths="1 2 3 4 8"
+_chunks="1 8 128 192 2048"
+if [ "$FULL" = 1 ]; then
+	_widths="1 2 3 4 5 6 7 8"
+	_chunks="1 8 24 128 192 2048 4096"
+fi
+for _n in $_widths; do
+	for _c in $_chunks; do
 		register "verify_m${_n}_c$((_c * 512))b" verify_matrix "$_n" "$_c"
 	done
 done
-unset _n _c
+unset _n _c _widths _chunks

@@ -48,11 +48,12 @@ discard_range() {
 	ops_setup || return 1
 	[ "$(dmq discard_max_bytes)" -gt 0 ] || { skip "no discard support on members"; return; }
 	local off=$(((64 + 4) << 10)) len=$((3 * (256 << 10) + (8 << 10)))
-	local before after d rc=0
-	before=$(mstat_all ssat-o co)
+	local -a before after
+	local m d="" rc=0
+	read -ra before <<< "$(mstat_all ssat-o co)"
 	blkdiscard -o "$off" -l "$len" /dev/mapper/ssat-o || return 1
-	after=$(mstat_all ssat-o co)
-	d=$(paste -d- <(tr ' ' '\n' <<< "$after") <(tr ' ' '\n' <<< "$before") | bc | tr '\n' ' ')
+	read -ra after <<< "$(mstat_all ssat-o co)"
+	for m in 0 1 2 3; do d+="$((after[m] - before[m])) "; done
 	expect_eq "discard children per member" "${d% }" "1 1 1 1" || rc=1
 	region_check "$off" "$len" || rc=1
 	return $rc
