@@ -76,3 +76,32 @@ write_zeroes_range() {
 register flush_all_members flush_all_members
 register discard_range discard_range
 register write_zeroes_range write_zeroes_range
+
+# FUA writes: every child carries REQ_FUA to its member (seen at the block
+# layer's block_bio_queue tracepoint, with bpftrace).
+fua_children() {
+	command -v bpftrace >/dev/null || { skip "bpftrace not installed"; return; }
+	loop_members 2 16 || return 1
+	local a=${LOOPS[0]} b=${LOOPS[1]} da db rc=0 i
+	vol_create ssat-f 16384 stripe 8 "$a 0 $b 0" || return 1
+	da=$(( (0x$(stat -c %t "$a") << 20) | 0x$(stat -c %T "$a") ))
+	db=$(( (0x$(stat -c %t "$b") << 20) | 0x$(stat -c %T "$b") ))
+	bpftrace -e "tracepoint:block:block_bio_queue /args->dev == $da || args->dev == $db/
+		{ @[args->dev, args->rwbs] = count(); }" > "$WORK/bt.out" 2>&1 &
+	local bt=$!
+	for i in $(seq 120); do grep -q Attaching "$WORK/bt.out" && break; sleep 0.5; done
+	grep -q Attaching "$WORK/bt.out" || { kill $bt; skip "bpftrace did not attach"; return; }
+	# three 8 KiB O_DSYNC writes, each spanning both members (4 KiB chunks)
+	dd if=/dev/zero of=/dev/mapper/ssat-f bs=8k count=3 oflag=direct,dsync status=none || rc=1
+	sleep 0.5
+	kill -INT $bt
+	wait $bt
+	cat "$WORK/bt.out"
+	local fa fb
+	fa=$(awk -v d="$da" -F'[][,: ]+' '$2 == d && $3 ~ /^W.*F/ {n += $NF} END {print n + 0}' "$WORK/bt.out")
+	fb=$(awk -v d="$db" -F'[][,: ]+' '$2 == d && $3 ~ /^W.*F/ {n += $NF} END {print n + 0}' "$WORK/bt.out")
+	expect_eq "FUA writes on member 0" "$fa" 3 || rc=1
+	expect_eq "FUA writes on member 1" "$fb" 3 || rc=1
+	return $rc
+}
+register fua_children fua_children
