@@ -9,29 +9,61 @@
 #include <linux/device-mapper.h>
 #include <linux/bio.h>
 #include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "ssa-layout.h"
 
 #define DM_MSG_PREFIX "ssastripe"
 
+/* Scheduling classes of a member's dispatcher; HIGH is served first. */
+enum ssa_class {
+	SSA_CLASS_HIGH,		/* parity updates and other internal work */
+	SSA_CLASS_LOW,		/* reads and writes of user data */
+	SSA_NR_CLASSES,
+};
+
+/* Operation codes of the tracepoints (the tracing ABI: append only). */
+enum ssa_op {
+	SSA_OP_READ,
+	SSA_OP_WRITE,
+	SSA_OP_FLUSH,
+	SSA_OP_DISCARD,
+	SSA_OP_WRITE_ZEROES,
+	SSA_OP_OTHER,
+};
+
 /* Per-member counters, kept per CPU so the I/O path shares no cache line. */
 struct ssa_member_stats {
-	u64 children[2];	/* child bios issued: [READ], [WRITE] */
+	u64 children[2];	/* user-data children issued: [READ], [WRITE] */
 	u64 sectors[2];		/* sectors those children carried */
 	u64 other;		/* flush, discard and write-zeroes children */
+	u64 dispatched[SSA_NR_CLASSES];	/* children sent to the device */
+	u64 completed;		/* children the device completed */
 };
 
 enum ssa_member_flags {
 	SSA_MEMBER_FAILED,	/* the member has completed a child with an error */
 };
 
+struct ssa_ctx;
+
 struct ssa_member {
+	struct ssa_ctx *sc;
+	unsigned int index;
 	struct dm_dev *dev;
 	sector_t offset;	/* start of the member's data area */
 	unsigned long flags;
 	atomic_t errors;
 	struct ssa_member_stats __percpu *stats;
+
+	/* The dispatcher; used only while queue_depth > 0. */
+	spinlock_t lock;
+	struct bio_list queue[SSA_NR_CLASSES];
+	unsigned int qlen[SSA_NR_CLASSES];	/* children per class waiting */
+	unsigned int inflight;	/* dispatched through the queue, not done */
+	struct work_struct dispatch_work;
 };
 
 /* Per-CPU counters of logical requests. */
@@ -43,25 +75,49 @@ struct ssa_volume_stats {
 /* Table options; a bit per option records that the table named it. */
 enum ssa_opt {
 	SSA_OPT_COALESCE,
+	SSA_OPT_QUEUE_DEPTH,
+	SSA_OPT_PRIORITY,
 	SSA_NR_OPTS,
 };
+
+#define SSA_MAX_QUEUE_DEPTH	65536
 
 struct ssa_ctx {
 	struct dm_target *ti;
 	const struct ssa_layout *layout;
 	struct ssa_geom geom;
 	sector_t member_len;	/* sectors of each member the volume uses */
+	dev_t devt;		/* of the mapped device, for tracepoints */
 
 	unsigned long opts_given;
 	unsigned int opt[SSA_NR_OPTS];	/* option values, defaults filled in */
 	bool coalesce;		/* one child per member, not one per chunk */
+	unsigned int queue_depth;	/* 0: unbounded, no queueing */
+	bool priority;		/* false: both classes share one FIFO */
 
 	struct bio_set bs;	/* children; front pad is struct ssa_child */
+	struct workqueue_struct *wq;	/* member dispatchers */
 	struct ssa_volume_stats __percpu *stats;
+	u64 __percpu *req_seq;	/* request id generator */
 	struct work_struct event_work;
+
+	/* Test-only high-priority reads (message debug_inject_high). */
+	atomic_t injected;
+	wait_queue_head_t injected_wait;
 
 	unsigned int nr_members;
 	struct ssa_member members[];
+};
+
+/* What the tracepoints and the dispatcher need to know of one child. */
+struct ssa_cstate {
+	u64 msector;		/* member sector, relative to its data area */
+	u32 len;		/* sectors */
+	u32 idx;		/* child number within its request */
+	u16 member;
+	u8 class;
+	u8 op;			/* enum ssa_op */
+	bool counted;		/* holds a dispatch slot (queue_depth > 0) */
 };
 
 /*
@@ -70,18 +126,20 @@ struct ssa_ctx {
  */
 struct ssa_io {
 	struct ssa_ctx *sc;
+	u64 id;			/* request id, unique per device */
 	atomic_t pending;	/* children in flight, plus one while forking */
 	u32 error;		/* first error of a child (a blk_status_t) */
 	u32 nr_children;	/* children issued so far */
-	u16 member;		/* member of a remapped parent */
-	bool remapped;		/* the parent itself went to @member */
+	bool remapped;		/* the parent itself went to cs.member */
+	struct ssa_cstate cs;	/* the parent's own child state if remapped */
 	u16 segs[];
 };
 
 /* Front pad of each child bio allocated from ssa_ctx.bs. */
 struct ssa_child {
-	struct ssa_io *io;
-	u32 member;
+	struct ssa_ctx *sc;
+	struct ssa_io *io;	/* NULL for internal work without a request */
+	struct ssa_cstate cs;
 	struct bio bio;		/* must be last */
 };
 
@@ -102,5 +160,8 @@ int ssa_map(struct dm_target *ti, struct bio *bio);
 int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
 void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
 		      struct bio *bio);
+void ssa_dispatch_work(struct work_struct *work);
+void ssa_kick_members(struct ssa_ctx *sc);
+int ssa_inject_high(struct ssa_ctx *sc, unsigned int m, unsigned int count);
 
 #endif /* DM_SSASTRIPE_H */

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dm-ssastripe: the fork/join I/O path.
+ * dm-ssastripe: the fork/join I/O path and the member dispatchers.
  *
  * DM core hands the target each logical request (the parent) whole: the
  * target sets no max_io_len, so nothing is cut at chunk boundaries before it
- * gets here.  The parent is forked into children, issued to the members,
- * and joined when the last child completes; the parent then completes with
- * the first error any child saw.
+ * gets here.  The parent is forked into children, each child goes through
+ * its member's dispatcher to the member device, and the parent is joined
+ * when the last child completes, with the first error any child saw.
  *
  *  - A request inside one chunk needs no fork: the parent itself is remapped
- *    to its member.  Small random I/O thus costs no allocation at all.
+ *    to its member (its child state lives in the per-bio data).  Small
+ *    random I/O thus costs no allocation at all.
  *  - A request that touches a member in one piece gets a clone of the parent
  *    trimmed to that piece (the bvec table is shared, nothing is copied).
  *  - With coalescing on (the default), the pieces a request has on one
@@ -17,39 +18,188 @@
  *    child whose bvec table points into the parent's pages.  A request of k
  *    full stripes therefore issues exactly one child per member.
  *
- * Every child reaches its member through ssa_submit_child().
+ * Dispatcher: with queue_depth 0 (the default) a child goes straight to its
+ * member; nothing is locked or queued.  With queue_depth D, each member
+ * keeps at most D children dispatched; the others wait in two FIFOs, and
+ * when a slot frees the head of the high-priority FIFO goes first
+ * (non-preemptive priority; "priority off" puts every child in one FIFO).
+ * A completion never dispatches by itself: it kicks the member's work item,
+ * so dispatch neither recurses nor sleeps in completion context.
  */
 #include <linux/blkdev.h>
 
 #include "dm-ssastripe.h"
+
+#define CREATE_TRACE_POINTS
+#include "ssa-trace.h"
 
 static inline struct ssa_child *to_child(struct bio *bio)
 {
 	return container_of(bio, struct ssa_child, bio);
 }
 
-/* READ or WRITE for bios that carry data, -1 for the rest. */
-static int ssa_data_dir(struct bio *bio)
+static inline struct bio *ssa_parent_of(struct ssa_io *io)
 {
-	if (!bio_has_data(bio))
-		return -1;
-	return op_is_write(bio_op(bio)) ? WRITE : READ;
+	return dm_bio_from_per_bio_data(io, ssa_io_size(io->sc->nr_members));
+}
+
+/* The child state and request of any bio the dispatcher holds. */
+static struct ssa_cstate *ssa_cstate_of(struct ssa_ctx *sc, struct bio *bio,
+					struct ssa_io **io)
+{
+	if (bio->bi_pool == &sc->bs) {
+		*io = to_child(bio)->io;
+		return &to_child(bio)->cs;
+	}
+	*io = ssa_io_of(sc, bio);	/* a remapped parent */
+	return &(*io)->cs;
+}
+
+static u8 ssa_op_of(struct bio *bio)
+{
+	if (op_is_flush(bio->bi_opf) && !bio_sectors(bio))
+		return SSA_OP_FLUSH;
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		return SSA_OP_READ;
+	case REQ_OP_WRITE:
+		return SSA_OP_WRITE;
+	case REQ_OP_DISCARD:
+		return SSA_OP_DISCARD;
+	case REQ_OP_WRITE_ZEROES:
+		return SSA_OP_WRITE_ZEROES;
+	default:
+		return SSA_OP_OTHER;
+	}
+}
+
+/* Unique per device: a per-CPU sequence interleaved with the CPU number. */
+static u64 ssa_next_id(struct ssa_ctx *sc)
+{
+	int cpu = get_cpu();
+	u64 seq = ++*per_cpu_ptr(sc->req_seq, cpu);
+
+	put_cpu();
+	return seq * nr_cpu_ids + cpu;
+}
+
+/*
+ * Send a child to its member device.  From the map path DM core is told
+ * (dm_submit_bio_remap() starts the request's accounting, once); from the
+ * dispatcher's work item the child is submitted plainly, since that
+ * one-time start must not race with the map path.  A request all of whose
+ * children waited is accounted by DM core when it completes.
+ */
+static void ssa_dispatch(struct ssa_ctx *sc, struct bio *bio,
+			 struct ssa_io *io, struct ssa_cstate *cs, u32 qlen,
+			 bool from_map)
+{
+	this_cpu_inc(sc->members[cs->member].stats->dispatched[cs->class]);
+	trace_ssastripe_child_dispatch(sc->devt, io ? io->id : 0, cs->idx,
+				       cs->member, cs->class, cs->op,
+				       cs->msector, cs->len, qlen, 0);
+	if (io && from_map)
+		dm_submit_bio_remap(ssa_parent_of(io), bio);
+	else
+		submit_bio_noacct(bio);
+}
+
+static void ssa_account_issue(struct ssa_member *mb, struct ssa_cstate *cs)
+{
+	switch (cs->op) {
+	case SSA_OP_READ:
+	case SSA_OP_WRITE:
+		this_cpu_inc(mb->stats->children[cs->op]);
+		this_cpu_add(mb->stats->sectors[cs->op], cs->len);
+		break;
+	default:
+		this_cpu_inc(mb->stats->other);
+	}
 }
 
 /* Every child, and every remapped parent, reaches its member here. */
-static void ssa_submit_child(struct ssa_ctx *sc, struct bio *parent,
-			     unsigned int m, struct bio *child)
+static void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio,
+			     struct ssa_io *io, struct ssa_cstate *cs)
 {
-	struct ssa_member_stats __percpu *st = sc->members[m].stats;
-	int dir = ssa_data_dir(child);
+	struct ssa_member *mb = &sc->members[cs->member];
+	unsigned int depth = READ_ONCE(sc->queue_depth);
+	unsigned long flags;
+	u32 waiting;
 
-	if (dir >= 0) {
-		this_cpu_inc(st->children[dir]);
-		this_cpu_add(st->sectors[dir], bio_sectors(child));
-	} else {
-		this_cpu_inc(st->other);
+	if (io)
+		ssa_account_issue(mb, cs);
+	cs->counted = false;
+	if (!depth) {
+		trace_ssastripe_child_queue(sc->devt, io ? io->id : 0, cs->idx,
+					    cs->member, cs->class, cs->op,
+					    cs->msector, cs->len, 0, 0);
+		ssa_dispatch(sc, bio, io, cs, 0, !!io);
+		return;
 	}
-	dm_submit_bio_remap(parent, child);
+
+	spin_lock_irqsave(&mb->lock, flags);
+	waiting = mb->qlen[SSA_CLASS_HIGH] + mb->qlen[SSA_CLASS_LOW];
+	trace_ssastripe_child_queue(sc->devt, io ? io->id : 0, cs->idx,
+				    cs->member, cs->class, cs->op, cs->msector,
+				    cs->len, waiting, 0);
+	if (!waiting && mb->inflight < depth) {
+		mb->inflight++;
+		cs->counted = true;
+		spin_unlock_irqrestore(&mb->lock, flags);
+		ssa_dispatch(sc, bio, io, cs, 0, !!io);
+		return;
+	}
+	bio_list_add(&mb->queue[READ_ONCE(sc->priority) ? cs->class :
+				SSA_CLASS_LOW], bio);
+	mb->qlen[cs->class]++;
+	spin_unlock_irqrestore(&mb->lock, flags);
+
+	/* queue_depth may have been raised or cleared meanwhile */
+	if (unlikely(READ_ONCE(sc->queue_depth) != depth))
+		queue_work(sc->wq, &mb->dispatch_work);
+}
+
+/* Dispatch waiting children while the member has free slots. */
+void ssa_dispatch_work(struct work_struct *work)
+{
+	struct ssa_member *mb = container_of(work, struct ssa_member,
+					     dispatch_work);
+	struct ssa_ctx *sc = mb->sc;
+	struct ssa_cstate *cs;
+	struct ssa_io *io;
+	struct bio *bio;
+	unsigned int depth;
+	u32 waiting;
+
+	for (;;) {
+		spin_lock_irq(&mb->lock);
+		depth = READ_ONCE(sc->queue_depth);
+		if (depth && mb->inflight >= depth)
+			break;
+		bio = bio_list_pop(&mb->queue[SSA_CLASS_HIGH]);
+		if (!bio)
+			bio = bio_list_pop(&mb->queue[SSA_CLASS_LOW]);
+		if (!bio)
+			break;
+		cs = ssa_cstate_of(sc, bio, &io);
+		mb->qlen[cs->class]--;
+		waiting = mb->qlen[SSA_CLASS_HIGH] + mb->qlen[SSA_CLASS_LOW];
+		mb->inflight++;
+		cs->counted = true;
+		spin_unlock_irq(&mb->lock);
+
+		ssa_dispatch(sc, bio, io, cs, waiting, false);
+		cond_resched();
+	}
+	spin_unlock_irq(&mb->lock);
+}
+
+void ssa_kick_members(struct ssa_ctx *sc)
+{
+	unsigned int m;
+
+	for (m = 0; m < sc->nr_members; m++)
+		queue_work(sc->wq, &sc->members[m].dispatch_work);
 }
 
 void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
@@ -71,6 +221,34 @@ void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
 	}
 }
 
+/* The member device completed a child (any context). */
+static void ssa_child_done(struct ssa_ctx *sc, struct bio *bio,
+			   struct ssa_io *io, struct ssa_cstate *cs,
+			   blk_status_t status)
+{
+	struct ssa_member *mb = &sc->members[cs->member];
+	unsigned long flags;
+	bool kick;
+
+	this_cpu_inc(mb->stats->completed);
+	trace_ssastripe_child_complete(sc->devt, io ? io->id : 0, cs->idx,
+				       cs->member, cs->class, cs->op,
+				       cs->msector, cs->len, 0,
+				       blk_status_to_errno(status));
+	if (unlikely(status))
+		ssa_member_error(sc, cs->member, status, bio);
+	if (!cs->counted)
+		return;
+
+	spin_lock_irqsave(&mb->lock, flags);
+	mb->inflight--;
+	kick = !bio_list_empty(&mb->queue[SSA_CLASS_HIGH]) ||
+	       !bio_list_empty(&mb->queue[SSA_CLASS_LOW]);
+	spin_unlock_irqrestore(&mb->lock, flags);
+	if (kick)
+		queue_work(sc->wq, &mb->dispatch_work);
+}
+
 static void ssa_io_set_error(struct ssa_io *io, blk_status_t status)
 {
 	cmpxchg(&io->error, 0, (__force u32)status);
@@ -84,8 +262,10 @@ static void ssa_io_put(struct ssa_io *io)
 	if (!atomic_dec_and_test(&io->pending))
 		return;
 
-	parent = dm_bio_from_per_bio_data(io, ssa_io_size(io->sc->nr_members));
+	parent = ssa_parent_of(io);
 	parent->bi_status = (__force blk_status_t)io->error;
+	trace_ssastripe_join(io->sc->devt, io->id,
+			     blk_status_to_errno(parent->bi_status));
 	bio_endio(parent);
 }
 
@@ -94,27 +274,30 @@ static void ssa_child_endio(struct bio *bio)
 	struct ssa_child *c = to_child(bio);
 	struct ssa_io *io = c->io;
 
-	if (unlikely(bio->bi_status)) {
-		ssa_member_error(io->sc, c->member, bio->bi_status, bio);
+	ssa_child_done(c->sc, bio, io, &c->cs, bio->bi_status);
+	if (unlikely(bio->bi_status))
 		ssa_io_set_error(io, bio->bi_status);
-	}
 	bio_put(bio);
 	ssa_io_put(io);
 }
 
-static void ssa_child_init(struct ssa_io *io, struct bio *bio, unsigned int m)
+static void ssa_child_init(struct ssa_ctx *sc, struct ssa_io *io,
+			   struct bio *bio, unsigned int m, u64 msector)
 {
 	struct ssa_child *c = to_child(bio);
 
+	c->sc = sc;
 	c->io = io;
-	c->member = m;
+	c->cs.member = m;
+	c->cs.msector = msector;
+	c->cs.class = SSA_CLASS_LOW;
 	bio->bi_end_io = ssa_child_endio;
 	bio->bi_private = NULL;
 }
 
 /* A child that shares the parent's bvec table. */
 static struct bio *ssa_clone(struct ssa_ctx *sc, struct ssa_io *io,
-			     struct bio *parent, unsigned int m)
+			     struct bio *parent, unsigned int m, u64 msector)
 {
 	struct bio *bio;
 
@@ -124,18 +307,22 @@ static struct bio *ssa_clone(struct ssa_ctx *sc, struct ssa_io *io,
 		ssa_io_set_error(io, BLK_STS_RESOURCE);
 		return NULL;
 	}
-	ssa_child_init(io, bio, m);
+	ssa_child_init(sc, io, bio, m, msector);
 	return bio;
 }
 
+/* Send a built child: its sector and size are final. */
 static void ssa_issue(struct ssa_ctx *sc, struct ssa_io *io,
-		      struct bio *parent, struct bio *child, unsigned int m,
-		      u64 msector)
+		      struct bio *child)
 {
-	child->bi_iter.bi_sector = sc->members[m].offset + msector;
+	struct ssa_cstate *cs = &to_child(child)->cs;
+
+	child->bi_iter.bi_sector = sc->members[cs->member].offset + cs->msector;
+	cs->len = bio_sectors(child);
+	cs->op = ssa_op_of(child);
+	cs->idx = io->nr_children++;
 	atomic_inc(&io->pending);
-	io->nr_children++;
-	ssa_submit_child(sc, parent, m, child);
+	ssa_submit_child(sc, child, io, cs);
 }
 
 /* An empty flush: every member flushes. */
@@ -145,10 +332,10 @@ static void ssa_fork_flush(struct ssa_ctx *sc, struct ssa_io *io,
 	unsigned int m;
 
 	for (m = 0; m < sc->nr_members; m++) {
-		struct bio *child = ssa_clone(sc, io, parent, m);
+		struct bio *child = ssa_clone(sc, io, parent, m, 0);
 
 		if (child)
-			ssa_issue(sc, io, parent, child, m, 0);
+			ssa_issue(sc, io, child);
 	}
 }
 
@@ -165,11 +352,11 @@ static void ssa_fork_extent(struct ssa_ctx *sc, struct ssa_io *io,
 		if (!sc->layout->member_range(&sc->geom, start, end, m,
 					      &ms, &me))
 			continue;
-		child = ssa_clone(sc, io, parent, m);
+		child = ssa_clone(sc, io, parent, m, ms);
 		if (!child)
 			continue;
 		child->bi_iter.bi_size = (me - ms) << SECTOR_SHIFT;
-		ssa_issue(sc, io, parent, child, m, ms);
+		ssa_issue(sc, io, child);
 	}
 }
 
@@ -185,11 +372,11 @@ static void ssa_fork_pieces(struct ssa_ctx *sc, struct ssa_io *io,
 
 		sc->layout->map(&sc->geom, ls, &e);
 		len = min(e.len, end - ls);
-		child = ssa_clone(sc, io, parent, e.member);
+		child = ssa_clone(sc, io, parent, e.member, e.msector);
 		if (!child)
 			continue;
 		bio_trim(child, ls - start, len);
-		ssa_issue(sc, io, parent, child, e.member, e.msector);
+		ssa_issue(sc, io, child);
 	}
 }
 
@@ -286,6 +473,15 @@ static u64 ssa_member_first(struct ssa_ctx *sc, unsigned int m, u64 ms)
 	return (mchunk * g->members + m) * g->chunk + off;
 }
 
+/* Chunks that [start, end) touches. */
+static u64 ssa_chunks(struct ssa_ctx *sc, u64 start, u64 end)
+{
+	u32 off;
+
+	return ssa_chunk_index(&sc->geom, end - 1, &off) -
+	       ssa_chunk_index(&sc->geom, start, &off) + 1;
+}
+
 /* A request spanning more chunks than there are members: coalesce. */
 static void ssa_fork_coalesced(struct ssa_ctx *sc, struct ssa_io *io,
 			       struct bio *parent, u64 start, u64 end)
@@ -296,7 +492,6 @@ static void ssa_fork_coalesced(struct ssa_ctx *sc, struct ssa_io *io,
 	u64 ms, me;
 	u32 off;
 
-	end = ssa_count_segs(sc, io, parent, start, end);
 	sc->layout->map(g, start, &e);
 	first_member = e.member;
 
@@ -311,12 +506,12 @@ static void ssa_fork_coalesced(struct ssa_ctx *sc, struct ssa_io *io,
 		/* One piece: a trimmed clone, however large. */
 		if (ssa_chunk_index(g, ms, &off) ==
 		    ssa_chunk_index(g, me - 1, &off)) {
-			child = ssa_clone(sc, io, parent, m);
+			child = ssa_clone(sc, io, parent, m, ms);
 			if (!child)
 				continue;
 			bio_trim(child, ssa_member_first(sc, m, ms) - start,
 				 me - ms);
-			ssa_issue(sc, io, parent, child, m, ms);
+			ssa_issue(sc, io, child);
 			continue;
 		}
 
@@ -327,7 +522,7 @@ static void ssa_fork_coalesced(struct ssa_ctx *sc, struct ssa_io *io,
 			ssa_io_set_error(io, BLK_STS_RESOURCE);
 			continue;
 		}
-		ssa_child_init(io, child, m);
+		ssa_child_init(sc, io, child, m, ms);
 		child->bi_ioprio = parent->bi_ioprio;
 		if (unlikely(!ssa_gather(sc, parent, child, m, start, end) ||
 			     bio_sectors(child) != me - ms)) {
@@ -337,23 +532,36 @@ static void ssa_fork_coalesced(struct ssa_ctx *sc, struct ssa_io *io,
 			bio_put(child);
 			continue;
 		}
-		ssa_issue(sc, io, parent, child, m, ms);
+		ssa_issue(sc, io, child);
 	}
 }
 
-static void ssa_fork_rw(struct ssa_ctx *sc, struct ssa_io *io,
-			struct bio *parent, u64 start, u64 end)
+static void ssa_fork_begin(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
+			   u64 start, u64 end, u32 nr_children)
 {
-	const struct ssa_geom *g = &sc->geom;
-	u32 off;
-	u64 chunks = ssa_chunk_index(g, end - 1, &off) -
-		     ssa_chunk_index(g, start, &off) + 1;
+	atomic_set(&io->pending, 1);
+	trace_ssastripe_fork(sc->devt, io->id, op, start, end - start,
+			     nr_children);
+}
+
+/* A data request that spans more than one chunk. */
+static void ssa_fork_rw(struct ssa_ctx *sc, struct ssa_io *io,
+			struct bio *parent, u8 op, u64 start, u64 end)
+{
+	u64 chunks = ssa_chunks(sc, start, end);
 
 	/* With no more chunks than members, each member has one piece. */
-	if (!sc->coalesce || chunks <= sc->nr_members)
+	if (!sc->coalesce || chunks <= sc->nr_members) {
+		ssa_fork_begin(sc, io, op, start, end, chunks);
 		ssa_fork_pieces(sc, io, parent, start, end);
-	else
+	} else {
+		end = ssa_count_segs(sc, io, parent, start, end);
+		chunks = ssa_chunks(sc, start, end);
+		ssa_fork_begin(sc, io, op, start, end,
+			       min_t(u64, chunks, sc->nr_members));
 		ssa_fork_coalesced(sc, io, parent, start, end);
+	}
+	ssa_io_put(io);
 }
 
 int ssa_map(struct dm_target *ti, struct bio *bio)
@@ -362,34 +570,33 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 	struct ssa_io *io = ssa_io_of(sc, bio);
 	u64 start = dm_target_offset(ti, bio->bi_iter.bi_sector);
 	u64 end = start + bio_sectors(bio);
-	int dir = ssa_data_dir(bio);
+	u8 op = ssa_op_of(bio);
 	struct ssa_extent e;
 
 	io->sc = sc;
+	io->id = ssa_next_id(sc);
 	io->error = 0;
 	io->nr_children = 0;
 	io->remapped = false;
 
-	if (dir >= 0)
-		this_cpu_inc(sc->stats->requests[dir]);
-	else
+	switch (op) {
+	case SSA_OP_READ:
+	case SSA_OP_WRITE:
+		this_cpu_inc(sc->stats->requests[op]);
+		break;
+	case SSA_OP_FLUSH:
 		this_cpu_inc(sc->stats->other);
-
-	if (unlikely(bio->bi_opf & REQ_PREFLUSH)) {
 		/* DM core sends the data of a flush separately, after it. */
-		atomic_set(&io->pending, 1);
+		ssa_fork_begin(sc, io, op, start, start, sc->nr_members);
 		ssa_fork_flush(sc, io, bio);
 		ssa_io_put(io);
 		return DM_MAPIO_SUBMITTED;
-	}
-
-	switch (bio_op(bio)) {
-	case REQ_OP_READ:
-	case REQ_OP_WRITE:
-		break;
-	case REQ_OP_DISCARD:
-	case REQ_OP_WRITE_ZEROES:
-		atomic_set(&io->pending, 1);
+	case SSA_OP_DISCARD:
+	case SSA_OP_WRITE_ZEROES:
+		this_cpu_inc(sc->stats->other);
+		ssa_fork_begin(sc, io, op, start, end,
+			       min_t(u64, ssa_chunks(sc, start, end),
+				     sc->nr_members));
 		ssa_fork_extent(sc, io, bio, start, end);
 		ssa_io_put(io);
 		return DM_MAPIO_SUBMITTED;
@@ -400,17 +607,24 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 	sc->layout->map(&sc->geom, start, &e);
 	if (likely(end - start <= e.len)) {
 		/* Inside one chunk: the parent goes to the member itself. */
+		struct ssa_cstate *cs = &io->cs;
+
+		trace_ssastripe_fork(sc->devt, io->id, op, start, end - start, 1);
 		io->remapped = true;
-		io->member = e.member;
+		io->nr_children = 1;
+		cs->member = e.member;
+		cs->msector = e.msector;
+		cs->len = end - start;
+		cs->idx = 0;
+		cs->class = SSA_CLASS_LOW;
+		cs->op = op;
 		bio_set_dev(bio, sc->members[e.member].dev->bdev);
 		bio->bi_iter.bi_sector = sc->members[e.member].offset + e.msector;
-		ssa_submit_child(sc, bio, e.member, bio);
+		ssa_submit_child(sc, bio, io, cs);
 		return DM_MAPIO_SUBMITTED;
 	}
 
-	atomic_set(&io->pending, 1);
-	ssa_fork_rw(sc, io, bio, start, end);
-	ssa_io_put(io);
+	ssa_fork_rw(sc, io, bio, op, start, end);
 	return DM_MAPIO_SUBMITTED;
 }
 
@@ -419,8 +633,60 @@ int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	struct ssa_ctx *sc = ti->private;
 	struct ssa_io *io = ssa_io_of(sc, bio);
 
-	/* A forked parent's children have been accounted one by one. */
-	if (io->remapped && unlikely(*error))
-		ssa_member_error(sc, io->member, *error, bio);
+	/* A forked parent was joined in ssa_io_put(). */
+	if (io->remapped) {
+		ssa_child_done(sc, bio, io, &io->cs, *error);
+		trace_ssastripe_join(sc->devt, io->id,
+				     blk_status_to_errno(*error));
+	}
 	return DM_ENDIO_DONE;
+}
+
+/* Test-only internal work: high-priority reads with no request behind. */
+static void ssa_inject_endio(struct bio *bio)
+{
+	struct ssa_child *c = to_child(bio);
+	struct ssa_ctx *sc = c->sc;
+
+	ssa_child_done(sc, bio, NULL, &c->cs, bio->bi_status);
+	__free_page(bio_first_page_all(bio));
+	bio_put(bio);
+	if (atomic_dec_and_test(&sc->injected))
+		wake_up(&sc->injected_wait);
+}
+
+int ssa_inject_high(struct ssa_ctx *sc, unsigned int m, unsigned int count)
+{
+	struct ssa_member *mb = &sc->members[m];
+	unsigned int i, step = PAGE_SIZE >> SECTOR_SHIFT;
+	u32 slots = min_t(u64, div_u64(sc->member_len, step), U32_MAX);
+
+	if (!slots)
+		return -EINVAL;
+	for (i = 0; i < count; i++) {
+		struct ssa_child *c;
+		struct page *page;
+		struct bio *bio;
+
+		page = alloc_page(GFP_KERNEL);
+		if (!page)
+			return -ENOMEM;
+		bio = bio_alloc_bioset(mb->dev->bdev, 1, REQ_OP_READ,
+				       GFP_KERNEL, &sc->bs);
+		__bio_add_page(bio, page, PAGE_SIZE, 0);
+		c = to_child(bio);
+		c->sc = sc;
+		c->io = NULL;
+		c->cs.member = m;
+		c->cs.msector = (i % slots) * step;
+		c->cs.len = step;
+		c->cs.idx = i;
+		c->cs.class = SSA_CLASS_HIGH;
+		c->cs.op = SSA_OP_READ;
+		bio->bi_iter.bi_sector = mb->offset + c->cs.msector;
+		bio->bi_end_io = ssa_inject_endio;
+		atomic_inc(&sc->injected);
+		ssa_submit_child(sc, bio, NULL, &c->cs);
+	}
+	return 0;
 }

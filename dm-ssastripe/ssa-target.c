@@ -15,12 +15,18 @@
 
 #include "dm-ssastripe.h"
 
-/* Optional arguments: each takes one numeric value in [min, max]. */
+/*
+ * Optional arguments: each takes one value, a number in [min, max] or, for
+ * options with @words, one of those words (stored as its index).
+ */
 struct ssa_opt_desc {
 	const char *name;
 	struct dm_arg range;
+	const char *const *words;
 	unsigned int def;
 };
+
+static const char *const ssa_on_off[] = { "off", "on", NULL };
 
 static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 	[SSA_OPT_COALESCE] = {
@@ -28,7 +34,59 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		.range = { 0, 1, "Invalid coalesce value: expected 0 or 1" },
 		.def = 1,
 	},
+	[SSA_OPT_QUEUE_DEPTH] = {
+		.name = "queue_depth",
+		.range = { 0, SSA_MAX_QUEUE_DEPTH,
+			   "Invalid queue_depth: expected 0 (unbounded) to 65536" },
+		.def = 0,
+	},
+	[SSA_OPT_PRIORITY] = {
+		.name = "priority",
+		.range = { 0, 1, "Invalid priority: expected on or off" },
+		.words = ssa_on_off,
+		.def = 1,
+	},
 };
+
+/* Parse the value of option @i from @arg into @val; 0 or -EINVAL. */
+static int ssa_opt_value(unsigned int i, const char *arg, unsigned int *val,
+			 char **error)
+{
+	const struct ssa_opt_desc *d = &ssa_opts[i];
+	unsigned int w;
+
+	if (d->words) {
+		for (w = 0; d->words[w]; w++) {
+			if (!strcasecmp(arg, d->words[w])) {
+				*val = w;
+				return 0;
+			}
+		}
+	} else if (!kstrtouint(arg, 10, val) && *val >= d->range.min &&
+		   *val <= d->range.max) {
+		return 0;
+	}
+	*error = d->range.error;
+	return -EINVAL;
+}
+
+/* Make option values take effect (constructor and messages). */
+static void ssa_apply_opts(struct ssa_ctx *sc)
+{
+	WRITE_ONCE(sc->coalesce, sc->opt[SSA_OPT_COALESCE]);
+	WRITE_ONCE(sc->queue_depth, sc->opt[SSA_OPT_QUEUE_DEPTH]);
+	WRITE_ONCE(sc->priority, sc->opt[SSA_OPT_PRIORITY]);
+}
+
+static int ssa_opt_find(const char *key)
+{
+	int i;
+
+	for (i = 0; i < SSA_NR_OPTS; i++)
+		if (!strcasecmp(key, ssa_opts[i].name))
+			return i;
+	return -1;
+}
 
 static void ssa_event_work(struct work_struct *work)
 {
@@ -41,6 +99,9 @@ static void ssa_free(struct ssa_ctx *sc)
 {
 	unsigned int m;
 
+	if (sc->wq)
+		destroy_workqueue(sc->wq);
+
 	for (m = 0; m < sc->nr_members; m++) {
 		struct ssa_member *mb = &sc->members[m];
 
@@ -49,6 +110,7 @@ static void ssa_free(struct ssa_ctx *sc)
 		free_percpu(mb->stats);
 	}
 	free_percpu(sc->stats);
+	free_percpu(sc->req_seq);
 	if (bioset_initialized(&sc->bs))
 		bioset_exit(&sc->bs);
 	kfree(sc);
@@ -136,7 +198,6 @@ static int ssa_check_overlap(struct ssa_ctx *sc)
 
 static int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 {
-	unsigned int *vals = sc->opt;
 	/* Loose bound: a repeated option gets its own, clearer, message. */
 	static const struct dm_arg group = {
 		0, 4 * SSA_NR_OPTS, "Invalid number of optional arguments"
@@ -144,10 +205,10 @@ static int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 	struct dm_target *ti = sc->ti;
 	unsigned int argc, i;
 	const char *key;
-	int r;
+	int r, o;
 
 	for (i = 0; i < SSA_NR_OPTS; i++)
-		vals[i] = ssa_opts[i].def;
+		sc->opt[i] = ssa_opts[i].def;
 	if (!as->argc)
 		return 0;
 
@@ -158,15 +219,13 @@ static int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 	while (argc) {
 		key = dm_shift_arg(as);
 		argc--;
-		for (i = 0; i < SSA_NR_OPTS; i++)
-			if (!strcasecmp(key, ssa_opts[i].name))
-				break;
-		if (i == SSA_NR_OPTS) {
+		o = ssa_opt_find(key);
+		if (o < 0) {
 			DMERR("unknown optional argument '%s'", key);
 			ti->error = "Unknown optional argument";
 			return -EINVAL;
 		}
-		if (test_and_set_bit(i, &sc->opts_given)) {
+		if (test_and_set_bit(o, &sc->opts_given)) {
 			DMERR("optional argument '%s' given twice", key);
 			ti->error = "Duplicate optional argument";
 			return -EINVAL;
@@ -176,7 +235,7 @@ static int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 			ti->error = "Optional argument without a value";
 			return -EINVAL;
 		}
-		r = dm_read_arg(&ssa_opts[i].range, as, &vals[i], &ti->error);
+		r = ssa_opt_value(o, dm_shift_arg(as), &sc->opt[o], &ti->error);
 		if (r)
 			return r;
 		argc--;
@@ -189,7 +248,8 @@ static int ssa_alloc_stats(struct ssa_ctx *sc)
 	unsigned int m;
 
 	sc->stats = alloc_percpu(struct ssa_volume_stats);
-	if (!sc->stats)
+	sc->req_seq = alloc_percpu(u64);
+	if (!sc->stats || !sc->req_seq)
 		return -ENOMEM;
 	for (m = 0; m < sc->nr_members; m++) {
 		sc->members[m].stats = alloc_percpu(struct ssa_member_stats);
@@ -251,8 +311,21 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	sc->ti = ti;
 	sc->layout = layout;
 	sc->nr_members = n;
+	sc->devt = disk_devt(dm_disk(dm_table_get_md(ti->table)));
 	ssa_geom_init(&sc->geom, chunk, n);
 	INIT_WORK(&sc->event_work, ssa_event_work);
+	atomic_set(&sc->injected, 0);
+	init_waitqueue_head(&sc->injected_wait);
+	for (m = 0; m < n; m++) {
+		struct ssa_member *mb = &sc->members[m];
+
+		mb->sc = sc;
+		mb->index = m;
+		spin_lock_init(&mb->lock);
+		bio_list_init(&mb->queue[SSA_CLASS_HIGH]);
+		bio_list_init(&mb->queue[SSA_CLASS_LOW]);
+		INIT_WORK(&mb->dispatch_work, ssa_dispatch_work);
+	}
 
 	width = (u64)chunk * layout->data_members(&sc->geom);
 	rows = div64_u64_rem(ti->len, width, &rem);
@@ -284,7 +357,7 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r = -EINVAL;
 		goto bad;
 	}
-	sc->coalesce = sc->opt[SSA_OPT_COALESCE];
+	ssa_apply_opts(sc);
 
 	r = ssa_check_overlap(sc);
 	if (r)
@@ -293,6 +366,13 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = ssa_alloc_stats(sc);
 	if (r) {
 		ti->error = "Cannot allocate statistics";
+		goto bad;
+	}
+
+	sc->wq = alloc_workqueue("kssastriped", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	if (!sc->wq) {
+		ti->error = "Cannot allocate workqueue";
+		r = -ENOMEM;
 		goto bad;
 	}
 
@@ -320,23 +400,28 @@ static void ssa_dtr(struct dm_target *ti)
 {
 	struct ssa_ctx *sc = ti->private;
 
+	/* DM waits for requests; internal work it does not know about. */
+	wait_event(sc->injected_wait, !atomic_read(&sc->injected));
 	flush_work(&sc->event_work);
 	ssa_free(sc);
 }
 
 static void ssa_sum_member(struct ssa_member *mb, struct ssa_member_stats *s)
 {
-	int cpu;
+	int cpu, c;
 
 	memset(s, 0, sizeof(*s));
 	for_each_possible_cpu(cpu) {
 		struct ssa_member_stats *p = per_cpu_ptr(mb->stats, cpu);
 
-		s->children[READ] += p->children[READ];
-		s->children[WRITE] += p->children[WRITE];
-		s->sectors[READ] += p->sectors[READ];
-		s->sectors[WRITE] += p->sectors[WRITE];
+		for (c = 0; c < 2; c++) {
+			s->children[c] += p->children[c];
+			s->sectors[c] += p->sectors[c];
+		}
+		for (c = 0; c < SSA_NR_CLASSES; c++)
+			s->dispatched[c] += p->dispatched[c];
 		s->other += p->other;
+		s->completed += p->completed;
 	}
 }
 
@@ -374,16 +459,26 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 		DMEMIT("%s %u ", sc->layout->name, sc->nr_members);
 		for (m = 0; m < sc->nr_members; m++)
 			DMEMIT("%c", ssa_health(&sc->members[m]));
-		DMEMIT(" %llu %llu %llu", vs.requests[READ],
-		       vs.requests[WRITE], vs.other);
+		DMEMIT(" %u %s %llu %llu %llu", READ_ONCE(sc->queue_depth),
+		       READ_ONCE(sc->priority) ? "on" : "off",
+		       vs.requests[READ], vs.requests[WRITE], vs.other);
 		for (m = 0; m < sc->nr_members; m++) {
 			struct ssa_member *mb = &sc->members[m];
+			u64 dispatched;
 
 			ssa_sum_member(mb, &ms);
+			dispatched = ms.dispatched[SSA_CLASS_HIGH] +
+				     ms.dispatched[SSA_CLASS_LOW];
 			DMEMIT(" %s %llu %llu %llu %llu %llu %u", mb->dev->name,
 			       ms.children[READ], ms.children[WRITE],
 			       ms.sectors[READ], ms.sectors[WRITE], ms.other,
 			       atomic_read(&mb->errors));
+			DMEMIT(" %u %u %lld %llu %llu",
+			       READ_ONCE(mb->qlen[SSA_CLASS_HIGH]),
+			       READ_ONCE(mb->qlen[SSA_CLASS_LOW]),
+			       (long long)(dispatched - ms.completed),
+			       ms.dispatched[SSA_CLASS_HIGH],
+			       ms.dispatched[SSA_CLASS_LOW]);
 		}
 		break;
 
@@ -395,9 +490,16 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 			       (unsigned long long)sc->members[m].offset);
 		if (sc->opts_given) {
 			DMEMIT(" %u", 2 * (unsigned int)hweight_long(sc->opts_given));
-			for (i = 0; i < SSA_NR_OPTS; i++)
-				if (test_bit(i, &sc->opts_given))
-					DMEMIT(" %s %u", ssa_opts[i].name, sc->opt[i]);
+			for (i = 0; i < SSA_NR_OPTS; i++) {
+				if (!test_bit(i, &sc->opts_given))
+					continue;
+				if (ssa_opts[i].words)
+					DMEMIT(" %s %s", ssa_opts[i].name,
+					       ssa_opts[i].words[sc->opt[i]]);
+				else
+					DMEMIT(" %s %u", ssa_opts[i].name,
+					       sc->opt[i]);
+			}
 		}
 		break;
 
@@ -406,6 +508,8 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(",layout=%s,chunk_sectors=%u,members=%u,coalesce=%c",
 		       sc->layout->name, sc->geom.chunk, sc->nr_members,
 		       sc->coalesce ? 'y' : 'n');
+		DMEMIT(",queue_depth=%u,priority=%c", READ_ONCE(sc->queue_depth),
+		       READ_ONCE(sc->priority) ? 'y' : 'n');
 		for (m = 0; m < sc->nr_members; m++)
 			DMEMIT(",member_%u_device_name=%s,member_%u_offset=%llu",
 			       m, sc->members[m].dev->name, m,
@@ -416,6 +520,46 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(";");
 		break;
 	}
+}
+
+/*
+ * dmsetup message <dev> 0 queue_depth <D>
+ * dmsetup message <dev> 0 priority on|off
+ * dmsetup message <dev> 0 debug_inject_high <member> <count>   (tests only)
+ */
+static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
+		       char *result, unsigned int maxlen)
+{
+	struct ssa_ctx *sc = ti->private;
+	unsigned int val, m;
+	char *error;
+	int o;
+
+	o = argc ? ssa_opt_find(argv[0]) : -1;
+	if (argc == 2 && (o == SSA_OPT_QUEUE_DEPTH || o == SSA_OPT_PRIORITY)) {
+		if (ssa_opt_value(o, argv[1], &val, &error)) {
+			DMWARN("%s", error);
+			return -EINVAL;
+		}
+		sc->opt[o] = val;
+		set_bit(o, &sc->opts_given);
+		ssa_apply_opts(sc);
+		ssa_kick_members(sc);
+		return 0;
+	}
+
+	if (argc == 3 && !strcasecmp(argv[0], "debug_inject_high")) {
+		if (kstrtouint(argv[1], 10, &m) || m >= sc->nr_members ||
+		    kstrtouint(argv[2], 10, &val) || !val || val > 1024) {
+			DMWARN("debug_inject_high <member 0..%u> <count 1..1024>",
+			       sc->nr_members - 1);
+			return -EINVAL;
+		}
+		return ssa_inject_high(sc, m, val);
+	}
+
+	DMWARN("unrecognised message '%s'", argc ? argv[0] : "");
+	return -EINVAL;
 }
 
 static int ssa_iterate_devices(struct dm_target *ti,
@@ -444,13 +588,14 @@ static void ssa_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type ssa_target = {
 	.name = "ssastripe",
-	.version = { 1, 0, 0 },
+	.version = { 1, 1, 0 },
 	.module = THIS_MODULE,
 	.ctr = ssa_ctr,
 	.dtr = ssa_dtr,
 	.map = ssa_map,
 	.end_io = ssa_end_io,
 	.status = ssa_status,
+	.message = ssa_message,
 	.iterate_devices = ssa_iterate_devices,
 	.io_hints = ssa_io_hints,
 };

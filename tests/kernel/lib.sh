@@ -43,28 +43,37 @@ ram_members() {
 	echo "${out% }"
 }
 
+# Status (INFO) layout: 0 LEN ssastripe <layout> <#members> <health>
+# <queue_depth> <priority> <reads> <writes> <others>, then 12 fields per
+# member (Documentation/ssastripe.rst).
+ST_MEMBER0=11
+ST_PER_MEMBER=12
+
 # status field of a volume: vstat NAME FIELD
-#   FIELD: health | req_r | req_w | req_o
+#   FIELD: health | depth | priority | req_r | req_w | req_o
 vstat() {
 	local -a s
 	read -ra s <<< "$(dmsetup status "$1")"
 	case $2 in
 	health) echo "${s[5]}" ;;
-	req_r) echo "${s[6]}" ;;
-	req_w) echo "${s[7]}" ;;
-	req_o) echo "${s[8]}" ;;
+	depth) echo "${s[6]}" ;;
+	priority) echo "${s[7]}" ;;
+	req_r) echo "${s[8]}" ;;
+	req_w) echo "${s[9]}" ;;
+	req_o) echo "${s[10]}" ;;
 	esac
 }
 
 # member counter: mstat NAME MEMBER FIELD
-#   FIELD: dev | cr | cw | sr | sw | co | err
+#   FIELD: dev | cr | cw | sr | sw | co | err | qhigh | qlow | inflight | dhigh | dlow
 mstat() {
 	local -a s
 	local base f
 	read -ra s <<< "$(dmsetup status "$1")"
-	base=$((9 + $2 * 7))
+	base=$((ST_MEMBER0 + $2 * ST_PER_MEMBER))
 	case $3 in
 	dev) f=0 ;; cr) f=1 ;; cw) f=2 ;; sr) f=3 ;; sw) f=4 ;; co) f=5 ;; err) f=6 ;;
+	qhigh) f=7 ;; qlow) f=8 ;; inflight) f=9 ;; dhigh) f=10 ;; dlow) f=11 ;;
 	esac
 	echo "${s[$((base + f))]}"
 }

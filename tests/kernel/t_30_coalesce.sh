@@ -86,12 +86,15 @@ status_format() {
 	local rc=0 s n
 	vol_create ssat-s 24576 stripe 8 "$(ram_members 3)" || return 1
 	read -ra s <<< "$(dmsetup status ssat-s)"
-	expect_eq "field count" "${#s[@]}" $((9 + 3 * 7)) || rc=1
+	expect_eq "field count" "${#s[@]}" $((ST_MEMBER0 + 3 * ST_PER_MEMBER)) || rc=1
 	expect_eq "layout" "${s[3]}" stripe || rc=1
 	expect_eq "members" "${s[4]}" 3 || rc=1
 	expect_eq "health" "${s[5]}" AAA || rc=1
-	expect_eq "member 1 device" "${s[16]}" "$(lsblk -ndo MAJ:MIN /dev/ram1 | tr -d ' ')" || rc=1
-	for n in "${s[@]:6}"; do
+	expect_eq "queue_depth" "${s[6]}" 0 || rc=1
+	expect_eq "priority" "${s[7]}" on || rc=1
+	expect_eq "member 1 device" "${s[$((ST_MEMBER0 + ST_PER_MEMBER))]}" \
+		"$(lsblk -ndo MAJ:MIN /dev/ram1 | tr -d ' ')" || rc=1
+	for n in "${s[@]:8}"; do
 		[[ $n =~ ^[0-9]+$|^[0-9]+:[0-9]+$ ]] || { fail "non-numeric field '$n'"; rc=1; }
 	done
 	return $rc

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-ssastripe tracepoints: the fork/join of every logical request.
+ *
+ * These events and the order and types of their fields are the project's
+ * tracing ABI (Documentation/tracing.rst); fields are only ever appended.
+ *
+ *   ssastripe_fork            a request arrives and is split
+ *   ssastripe_child_queue     a child enters its member's dispatcher
+ *   ssastripe_child_dispatch  the child is sent to the member device
+ *   ssastripe_child_complete  the member device completed it
+ *   ssastripe_join            the request's last child completed
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM ssastripe
+
+#if !defined(_SSA_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _SSA_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <linux/kdev_t.h>
+
+#define ssa_show_op(op)						\
+	__print_symbolic(op, { 0, "read" }, { 1, "write" },	\
+			 { 2, "flush" }, { 3, "discard" },	\
+			 { 4, "write_zeroes" }, { 5, "other" })
+
+#define ssa_show_class(c) __print_symbolic(c, { 0, "high" }, { 1, "low" })
+
+TRACE_EVENT(ssastripe_fork,
+	TP_PROTO(dev_t dev, u64 id, u8 op, u64 sector, u32 len, u32 nr_children),
+	TP_ARGS(dev, id, op, sector, len, nr_children),
+	TP_STRUCT__entry(
+		__field(u64, id)
+		__field(u64, sector)
+		__field(dev_t, dev)
+		__field(u32, len)
+		__field(u32, nr_children)
+		__field(u8, op)
+	),
+	TP_fast_assign(
+		__entry->id = id;
+		__entry->sector = sector;
+		__entry->dev = dev;
+		__entry->len = len;
+		__entry->nr_children = nr_children;
+		__entry->op = op;
+	),
+	TP_printk("%d:%d id=%llu %s sector=%llu len=%u children=%u",
+		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->id,
+		  ssa_show_op(__entry->op), __entry->sector, __entry->len,
+		  __entry->nr_children)
+);
+
+DECLARE_EVENT_CLASS(ssastripe_child,
+	TP_PROTO(dev_t dev, u64 id, u32 child, u16 member, u8 class, u8 op,
+		 u64 msector, u32 len, u32 qlen, int status),
+	TP_ARGS(dev, id, child, member, class, op, msector, len, qlen, status),
+	TP_STRUCT__entry(
+		__field(u64, id)
+		__field(u64, msector)
+		__field(dev_t, dev)
+		__field(u32, child)
+		__field(u32, len)
+		__field(u32, qlen)
+		__field(u16, member)
+		__field(u8, class)
+		__field(u8, op)
+		__field(int, status)
+	),
+	TP_fast_assign(
+		__entry->id = id;
+		__entry->msector = msector;
+		__entry->dev = dev;
+		__entry->child = child;
+		__entry->len = len;
+		__entry->qlen = qlen;
+		__entry->member = member;
+		__entry->class = class;
+		__entry->op = op;
+		__entry->status = status;
+	),
+	TP_printk("%d:%d id=%llu child=%u member=%u %s %s msector=%llu len=%u qlen=%u status=%d",
+		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->id,
+		  __entry->child, __entry->member, ssa_show_class(__entry->class),
+		  ssa_show_op(__entry->op), __entry->msector, __entry->len,
+		  __entry->qlen, __entry->status)
+);
+
+DEFINE_EVENT(ssastripe_child, ssastripe_child_queue,
+	TP_PROTO(dev_t dev, u64 id, u32 child, u16 member, u8 class, u8 op,
+		 u64 msector, u32 len, u32 qlen, int status),
+	TP_ARGS(dev, id, child, member, class, op, msector, len, qlen, status));
+
+DEFINE_EVENT(ssastripe_child, ssastripe_child_dispatch,
+	TP_PROTO(dev_t dev, u64 id, u32 child, u16 member, u8 class, u8 op,
+		 u64 msector, u32 len, u32 qlen, int status),
+	TP_ARGS(dev, id, child, member, class, op, msector, len, qlen, status));
+
+DEFINE_EVENT(ssastripe_child, ssastripe_child_complete,
+	TP_PROTO(dev_t dev, u64 id, u32 child, u16 member, u8 class, u8 op,
+		 u64 msector, u32 len, u32 qlen, int status),
+	TP_ARGS(dev, id, child, member, class, op, msector, len, qlen, status));
+
+TRACE_EVENT(ssastripe_join,
+	TP_PROTO(dev_t dev, u64 id, int status),
+	TP_ARGS(dev, id, status),
+	TP_STRUCT__entry(
+		__field(u64, id)
+		__field(dev_t, dev)
+		__field(int, status)
+	),
+	TP_fast_assign(
+		__entry->id = id;
+		__entry->dev = dev;
+		__entry->status = status;
+	),
+	TP_printk("%d:%d id=%llu status=%d", MAJOR(__entry->dev),
+		  MINOR(__entry->dev), __entry->id, __entry->status)
+);
+
+#endif /* _SSA_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE ssa-trace
+#include <trace/define_trace.h>
