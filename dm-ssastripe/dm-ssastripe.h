@@ -103,6 +103,7 @@ struct ssa_ctx {
 
 	/* Test-only high-priority reads (message debug_inject_high). */
 	atomic_t injected;
+	atomic_t inject_seq;	/* child numbers of injected reads */
 	wait_queue_head_t injected_wait;
 
 	unsigned int nr_members;

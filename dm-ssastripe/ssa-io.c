@@ -680,7 +680,7 @@ int ssa_inject_high(struct ssa_ctx *sc, unsigned int m, unsigned int count)
 		c->cs.member = m;
 		c->cs.msector = (i % slots) * step;
 		c->cs.len = step;
-		c->cs.idx = i;
+		c->cs.idx = atomic_inc_return(&sc->inject_seq);
 		c->cs.class = SSA_CLASS_HIGH;
 		c->cs.op = SSA_OP_READ;
 		bio->bi_iter.bi_sector = mb->offset + c->cs.msector;

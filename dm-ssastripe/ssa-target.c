@@ -315,6 +315,7 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ssa_geom_init(&sc->geom, chunk, n);
 	INIT_WORK(&sc->event_work, ssa_event_work);
 	atomic_set(&sc->injected, 0);
+	atomic_set(&sc->inject_seq, 0);
 	init_waitqueue_head(&sc->injected_wait);
 	for (m = 0; m < n; m++) {
 		struct ssa_member *mb = &sc->members[m];

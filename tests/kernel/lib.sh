@@ -141,3 +141,29 @@ run_fio() {
 	mkdir -p "$WORK"
 	(cd "$WORK" && env "$@" fio --output-format=normal "$TOP/tests/fio/$job")
 }
+
+# ftrace capture of the target's tracepoints.  The "counter" clock orders
+# events across CPUs exactly (the checks need order, not time).
+TR=/sys/kernel/tracing
+trace_start() {
+	mountpoint -q $TR || mount -t tracefs nodev $TR || return 1
+	[ -d $TR/events/ssastripe ] || { echo "no ssastripe events in $TR"; return 1; }
+	echo 0 > $TR/tracing_on
+	echo "${2:-counter}" > $TR/trace_clock
+	echo "${1:-16384}" > $TR/buffer_size_kb
+	echo > $TR/trace
+	echo 1 > $TR/events/ssastripe/enable
+	echo 1 > $TR/tracing_on
+}
+trace_stop() {	# trace_stop FILE
+	echo 0 > $TR/tracing_on
+	cat $TR/trace > "$1"
+	echo 0 > $TR/events/ssastripe/enable
+	echo > $TR/trace
+	echo local > $TR/trace_clock
+}
+
+# fio JSON: total I/Os issued (reads + writes) of all jobs in FILE
+fio_total_ios() {
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]; print(sum(x["read"]["total_ios"] + x["write"]["total_ios"] for x in j))' "$1"
+}

@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Per-member dispatchers (queue_depth, priority) and the fork/join
+# tracepoints, checked from ftrace captures by check_trace.py.
+
+CHECK_TRACE=$TOP/tests/kernel/check_trace.py
+
+# Data stays intact whatever the dispatcher does.
+queue_verify() {	# queue_verify DEPTH PRIORITY
+	local size=$((8 << 20))
+	vol_create ssat-q $((size / 512)) stripe 8 "$(ram_members 4)" \
+		4 queue_depth "$1" priority "$2" || return 1
+	run_fio verify.fio DEV=/dev/mapper/ssat-q SIZE=$size \
+		BSSPLIT="512/10:4k/30:12k/20:40k/20:1m/20" || fail "fio verify failed (depth $1, priority $2)"
+	local rc=$?
+	expect_eq "nothing left in flight" "$(mstat_all ssat-q inflight)" "0 0 0 0" || rc=1
+	expect_eq "nothing left queued" "$(mstat_all ssat-q qlow) $(mstat_all ssat-q qhigh)" \
+		"0 0 0 0 0 0 0 0" || rc=1
+	return $rc
+}
+
+queue_messages() {
+	local rc=0 t
+	vol_create ssat-q 16384 stripe 8 "$(ram_members 2)" || return 1
+	expect_eq "default depth" "$(vstat ssat-q depth)" 0 || rc=1
+	expect_eq "default priority" "$(vstat ssat-q priority)" on || rc=1
+	dmsetup message ssat-q 0 queue_depth 3 || { fail "queue_depth message refused"; rc=1; }
+	dmsetup message ssat-q 0 priority off || { fail "priority message refused"; rc=1; }
+	expect_eq "depth after message" "$(vstat ssat-q depth)" 3 || rc=1
+	expect_eq "priority after message" "$(vstat ssat-q priority)" off || rc=1
+	t=$(dmsetup table ssat-q)
+	[[ $t == *" 4 queue_depth 3 priority off" ]] || { fail "table does not carry the settings: $t"; rc=1; }
+	local bad
+	for bad in "queue_depth 65537" "queue_depth -1" "queue_depth x" "priority maybe" \
+		"queue_depth" "coalesce 0" "frobnicate" "debug_inject_high 2 1" \
+		"debug_inject_high 0 0" "debug_inject_high 0 5000"; do
+		dmsetup message ssat-q 0 $bad 2>/dev/null && { fail "message '$bad' accepted"; rc=1; }
+	done
+	expect_eq "depth unchanged by bad messages" "$(vstat ssat-q depth)" 3 || rc=1
+	# injected high-priority work is counted per class
+	local h0 h1
+	h0=$(mstat ssat-q 1 dhigh)
+	dmsetup message ssat-q 0 debug_inject_high 1 5 || { fail "debug_inject_high refused"; rc=1; }
+	sleep 0.5
+	h1=$(mstat ssat-q 1 dhigh)
+	expect_eq "high-priority children dispatched on member 1" "$((h1 - h0))" 5 || rc=1
+	expect_eq "member 0 saw none" "$(mstat ssat-q 0 dhigh)" 0 || rc=1
+	# the settings survive a reload of the table the target printed
+	dmsetup reload ssat-q --table "$t" && dmsetup suspend ssat-q && dmsetup resume ssat-q
+	expect_eq "depth after reload" "$(vstat ssat-q depth)" 3 || rc=1
+	return $rc
+}
+
+# Random 4 KiB reads 16 deep on 2 members, plus injected high-priority
+# reads, traced; then the trace is checked against the dispatcher rules and
+# the counts against fio and the status counters.
+# Members: null_blk with 200 us timer completions, so that a member is a
+# server with a service time and queues build (on brd a child completes
+# inside its own submission and nothing ever waits).
+queue_trace() {	# queue_trace DEPTH PRIORITY
+	local depth=$1 prio=$2 rc=0 i
+	grep -q '^null_blk ' /proc/modules ||
+		modprobe null_blk nr_devices=2 gb=1 bs=512 irqmode=2 completion_nsec=200000 || return 1
+	vol_create ssat-q 65536 stripe 8 "/dev/nullb0 0 /dev/nullb1 0" \
+		4 queue_depth "$depth" priority "$prio" || return 1
+	local r0 w0 d0
+	r0=$(vstat ssat-q req_r); w0=$(vstat ssat-q req_w)
+	d0=$(( $(mstat ssat-q 0 dlow) + $(mstat ssat-q 1 dlow) + $(mstat ssat-q 0 dhigh) + $(mstat ssat-q 1 dhigh) ))
+	trace_start 65536 || return 1
+	mkdir -p "$WORK"
+	(cd "$WORK" && fio --name=q --filename=/dev/mapper/ssat-q --direct=1 --ioengine=libaio \
+		--rw=randrw --bssplit=4k/70:16k/30 --iodepth=16 --time_based --runtime=2 \
+		--output-format=json --output="$WORK/fio.json") &
+	local fio_pid=$!
+	for i in $(seq 10); do
+		sleep 0.1
+		dmsetup message ssat-q 0 debug_inject_high $((i % 2)) 4
+	done
+	wait $fio_pid || { fail "fio failed"; rc=1; }
+	sleep 0.5
+	trace_stop "$WORK/trace.txt"
+	local opts=(--depth "$depth")
+	[ "$depth" = 1 ] && opts+=(--priority "$prio")
+	python3 "$CHECK_TRACE" "$WORK/trace.txt" "${opts[@]}" --summary "$WORK/sum.json" ||
+		{ fail "trace check failed"; rc=1; }
+	local forks joins children requests ios dispatched fio_forks
+	read -r forks joins children fio_forks <<< "$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); c=s["counts"]; print(c.get("fork",0), c.get("join",0), c.get("child_complete",0), s["forks_by_task"].get("fio",0))' "$WORK/sum.json")"
+	requests=$(( $(vstat ssat-q req_r) + $(vstat ssat-q req_w) - r0 - w0 ))
+	dispatched=$(( $(mstat ssat-q 0 dlow) + $(mstat ssat-q 1 dlow) + $(mstat ssat-q 0 dhigh) + $(mstat ssat-q 1 dhigh) - d0 ))
+	ios=$(fio_total_ios "$WORK/fio.json")
+	info "forks=$forks (fio's $fio_forks) joins=$joins children=$children requests=$requests dispatched=$dispatched fio_ios=$ios"
+	expect_eq "forks = requests in status" "$forks" "$requests" || rc=1
+	expect_eq "joins = forks" "$joins" "$forks" || rc=1
+	# (udev probes the volume when fio closes it: those forks are blkid's)
+	expect_eq "forks by fio = fio's I/Os" "$fio_forks" "$ios" || rc=1
+	expect_eq "completed children = dispatched in status" "$children" "$dispatched" || rc=1
+	grep -Eq '"high_dispatched": 40[,}]' "$WORK/sum.json" ||
+		{ fail "not all 40 injected reads were traced"; rc=1; }
+	if [ "$depth" = 1 ] && [ "$prio" = on ]; then
+		# the rule was exercised: high children went ahead of waiting low ones
+		grep -q '"high_ahead_of_low": 0' "$WORK/sum.json" &&
+			{ fail "no high child ever found low ones waiting: priority untested"; rc=1; }
+	fi
+	if [ "$depth" = 1 ] && [ "$prio" = off ]; then
+		# one FIFO: some high-priority reads must have waited behind user I/O
+		grep -q '"high_behind_low": 0' "$WORK/sum.json" &&
+			{ fail "priority off, yet no high child waited behind a low one"; rc=1; }
+	fi
+	cat "$WORK/sum.json"
+	return $rc
+}
+
+# Fork/join shape of known requests: children per request from the trace.
+trace_fork_shape() {
+	local rc=0
+	vol_create ssat-t 32768 stripe 128 "$(ram_members 4)" || return 1
+	mkdir -p "$WORK"
+	head -c $((1 << 20)) /dev/urandom > "$WORK/one"
+	trace_start || return 1
+	dd if="$WORK/one" of=/dev/mapper/ssat-t bs=1M count=1 seek=1 oflag=direct status=none   # 4 stripes
+	dd if="$WORK/one" of=/dev/mapper/ssat-t bs=4k count=1 oflag=direct status=none          # 1 chunk
+	dd if="$WORK/one" of=/dev/mapper/ssat-t bs=8k count=1 seek=$(((64 << 10) - 4096)) \
+		oflag=direct,seek_bytes status=none                                              # 2 chunks
+	trace_stop "$WORK/trace.txt"
+	python3 "$CHECK_TRACE" "$WORK/trace.txt" || { fail "trace check failed"; rc=1; }
+	local shape
+	shape=$(awk '/ssastripe_fork:/ && / write / { for (i = 1; i <= NF; i++) if ($i ~ /^(len|children)=/) printf "%s ", $i; printf "| " }' "$WORK/trace.txt")
+	expect_eq "write forks (len, children)" "$shape" "len=2048 children=4 | len=8 children=1 | len=16 children=2 | " || rc=1
+	# the 1 MiB write: children on members 0..3, 512 sectors each
+	local kids
+	kids=$(awk '/ssastripe_child_dispatch:/ && / write / && / len=512 / { for (i = 1; i <= NF; i++) if ($i ~ /^member=/) printf "%s ", $i }' "$WORK/trace.txt")
+	expect_eq "1 MiB write children" "$kids" "member=0 member=1 member=2 member=3 " || rc=1
+	return $rc
+}
+
+register queue_verify_d1 queue_verify 1 on
+register queue_verify_d4_prio_off queue_verify 4 off
+register queue_messages queue_messages
+register queue_trace_d1_prio_on queue_trace 1 on
+register queue_trace_d1_prio_off queue_trace 1 off
+register queue_trace_d0 queue_trace 0 on
+register trace_fork_shape trace_fork_shape
