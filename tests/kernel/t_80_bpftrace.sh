@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The bpftrace scripts of bpf/ run on a live volume and print what they
+# promise.
+
+# bt_run SCRIPT OUT: start SCRIPT, wait until attached, run a short fio load
+# over 4 members with full-stripe and small requests, stop SCRIPT.
+bt_run() {
+	local script=$1 out=$2 i
+	bpftrace "$TOP/bpf/$script" > "$out" 2>&1 &
+	local bt=$!
+	for i in $(seq 240); do
+		grep -q "Hit Ctrl-C\|FORK_NS" "$out" && grep -q "Attaching" "$out" && break
+		kill -0 $bt 2>/dev/null || break
+		sleep 0.25
+	done
+	grep -q Attaching "$out" || { kill -INT $bt 2>/dev/null; wait $bt; cat "$out"; fail "$script did not attach"; return 1; }
+	(cd "$WORK" && fio --name=bt --filename=/dev/mapper/ssat-b --direct=1 --ioengine=libaio \
+		--rw=randrw --bssplit=4k/50:256k/25:1m/25 --iodepth=8 --number_ios=400 \
+		--output-format=terse >/dev/null) || { fail "fio failed"; return 1; }
+	kill -INT $bt
+	wait $bt
+	return 0
+}
+
+bt_script() {	# bt_script SCRIPT REGEX...: each REGEX must match the output
+	local script=$1 rc=0 re
+	shift
+	command -v bpftrace >/dev/null || { skip "bpftrace not installed"; return; }
+	mkdir -p "$WORK"
+	vol_create ssat-b 65536 stripe 64 "$(ram_members 4)" 4 queue_depth 2 priority on || return 1
+	bt_run "$script" "$WORK/bt.out" || return 1
+	head -c 3000 "$WORK/bt.out"
+	for re in "$@"; do
+		grep -Eq -- "$re" "$WORK/bt.out" || { fail "$script output lacks /$re/"; rc=1; }
+	done
+	grep -qi "error" "$WORK/bt.out" && { fail "$script reported an error"; rc=1; }
+	return $rc
+}
+
+register bpftrace_ssalat bt_script ssalat.bt '^@usecs\[254, [0-9]+, read\]:' '^@usecs\[254, [0-9]+, write\]:' '\[[0-9]+, [0-9]+\) +[0-9]+ \|@'
+register bpftrace_ssaqueue bt_script ssaqueue.bt '^@wait_us\[254, [0-9]+, 3, low\]:' '^@service_us\[254, [0-9]+, 0, low\]:'
+register bpftrace_ssaskew bt_script ssaskew.bt '^@skew_us\[(256|1024)\]:' '^@straggler\[[0-3]\]: [0-9]+'
+register bpftrace_ssasnoop bt_script ssasnoop.bt '^FORK_NS' '^[0-9]+ +[0-9]+ +254:[0-9]+ +[0-9]+ +W +[0-9]+ +2048 +4 '
