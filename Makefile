@@ -1,6 +1,7 @@
 # dm-ssastripe - top-level Makefile
 #
-#   make              build dm-ssastripe/dm-ssastripe.ko against KDIR
+#   make              build dm-ssastripe/dm-ssastripe.ko against KDIR, and
+#                     build/ssatrace/ssatrace
 #   make demo         install what is missing, build, run the demo
 #   make check        the test suite (host tests + guest kernel suite)
 #   make check-full   the test suite with the long matrices
@@ -16,9 +17,9 @@ MOD := $(TOP)/dm-ssastripe
 BUILD := $(TOP)/build
 VM := $(TOP)/tools/vm
 
-.PHONY: all module bootstrap demo check check-full unit lint bench clean
+.PHONY: all module bootstrap demo check check-full unit lint bench clean ssatrace
 
-all: module
+all: module ssatrace
 
 module:
 	@kdir=$$(tools/kdir) || exit 1; \
@@ -33,6 +34,19 @@ $(BUILD)/unit/test_layout: tests/unit/test_layout.c tests/unit/kcompat.h \
 	gcc -O2 -Wall -Wextra -Werror -Itests/unit -Idm-ssastripe -o $@ \
 		tests/unit/test_layout.c dm-ssastripe/ssa-layout.c
 
+# ssatrace: libbpf CO-RE tool (BPF object -> skeleton -> program)
+SSAT := $(BUILD)/ssatrace
+$(SSAT)/ssatrace: bpf/ssatrace.bpf.c bpf/vmlinux.h tools/ssatrace/ssatrace.c \
+		tools/ssatrace/ssatrace.h
+	@mkdir -p $(SSAT)
+	clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -Ibpf -Itools/ssatrace \
+		-c bpf/ssatrace.bpf.c -o $(SSAT)/ssatrace.bpf.o
+	bpftool gen skeleton $(SSAT)/ssatrace.bpf.o > $(SSAT)/ssatrace.skel.h
+	cc -g -O2 -Wall -Wextra -Wno-unused-parameter -I$(SSAT) -Itools/ssatrace \
+		tools/ssatrace/ssatrace.c -lbpf -lelf -lz -o $@
+
+ssatrace: $(SSAT)/ssatrace
+
 unit: $(BUILD)/unit/test_layout
 	@$(BUILD)/unit/test_layout
 
@@ -42,13 +56,13 @@ lint: bootstrap
 demo: bootstrap module
 	@$(VM) -- tools/demo
 
-check: bootstrap module $(BUILD)/unit/test_layout
+check: bootstrap module $(SSAT)/ssatrace $(BUILD)/unit/test_layout
 	@tests/run-all
 
-check-full: bootstrap module $(BUILD)/unit/test_layout
+check-full: bootstrap module $(SSAT)/ssatrace $(BUILD)/unit/test_layout
 	@SSA_FULL=1 tests/run-all
 
-bench: bootstrap module
+bench: bootstrap module $(SSAT)/ssatrace
 	@$(VM) -- bench/run
 
 clean:

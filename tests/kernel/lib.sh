@@ -167,3 +167,31 @@ trace_stop() {	# trace_stop FILE
 fio_total_ios() {
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]; print(sum(x["read"]["total_ios"] + x["write"]["total_ios"] for x in j))' "$1"
 }
+
+# null_blk members with 1 ms timer completions: servers with a service time.
+# Loaded once per boot (the module's parameters are fixed at load).
+nullb_members() {	# nullb_members N -> "DEV 0 ..." (N <= 4)
+	grep -q '^null_blk ' /proc/modules ||
+		modprobe null_blk nr_devices=4 gb=1 bs=512 irqmode=2 completion_nsec=1000000 || return 1
+	local i out=""
+	for ((i = 0; i < $1; i++)); do out+="/dev/nullb$i 0 "; done
+	echo "${out% }"
+}
+
+SSATRACE=$TOP/build/ssatrace/ssatrace
+# Start ssatrace with ARGS, its stderr in $WORK/ssatrace.err; wait until it
+# is attached.  Sets SSAT_PID.
+ssatrace_start() {
+	mkdir -p "$WORK"
+	"$SSATRACE" "$@" 2> "$WORK/ssatrace.err" &
+	SSAT_PID=$!
+	local i
+	for i in $(seq 240); do
+		grep -q "tracing dm-ssastripe" "$WORK/ssatrace.err" && return 0
+		kill -0 $SSAT_PID 2>/dev/null || break
+		sleep 0.25
+	done
+	cat "$WORK/ssatrace.err"
+	return 1
+}
+ssatrace_stop() { kill -INT $SSAT_PID 2>/dev/null; wait $SSAT_PID; }

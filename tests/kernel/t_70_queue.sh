@@ -53,14 +53,12 @@ queue_messages() {
 # Random 4 KiB reads 16 deep on 2 members, plus injected high-priority
 # reads, traced; then the trace is checked against the dispatcher rules and
 # the counts against fio and the status counters.
-# Members: null_blk with 200 us timer completions, so that a member is a
+# Members: null_blk with 1 ms timer completions, so that a member is a
 # server with a service time and queues build (on brd a child completes
 # inside its own submission and nothing ever waits).
 queue_trace() {	# queue_trace DEPTH PRIORITY
 	local depth=$1 prio=$2 rc=0 i
-	grep -q '^null_blk ' /proc/modules ||
-		modprobe null_blk nr_devices=2 gb=1 bs=512 irqmode=2 completion_nsec=200000 || return 1
-	vol_create ssat-q 65536 stripe 8 "/dev/nullb0 0 /dev/nullb1 0" \
+	vol_create ssat-q 65536 stripe 8 "$(nullb_members 2)" \
 		4 queue_depth "$depth" priority "$prio" || return 1
 	local r0 w0 d0
 	r0=$(vstat ssat-q req_r); w0=$(vstat ssat-q req_w)

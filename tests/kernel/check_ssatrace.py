@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Check an ssatrace record file (CSV or JSON lines) and summarize it.
+
+Checks that every child's timestamps are ordered queued <= dispatched <=
+completed and lie inside its request's fork..join, and that each request
+lists the children its fork announced.  Prints one JSON line of counts:
+records, children, records and mean response time per submitting task.
+Exits 1 on a violation.  Usage: check_ssatrace.py FILE [--format csv|json]
+"""
+import argparse
+import csv
+import json
+import sys
+from collections import defaultdict
+
+
+def read_csv(path):
+    """Records as dicts with a 'children' list, from ssatrace's CSV."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            kids = []
+            for c in filter(None, row["children"].split("|")):
+                m, cls, q, d, done, ms, ln = c.split(":")
+                kids.append({"member": int(m), "class": cls, "queued_ns": int(q),
+                             "dispatched_ns": int(d), "completed_ns": int(done),
+                             "msector": int(ms), "len": int(ln)})
+            rec = {k: row[k] for k in ("dev", "op", "comm")}
+            for k in ("fork_ns", "join_ns", "id", "sector", "len", "status",
+                      "nr_children", "resp_ns", "max_wait_ns",
+                      "max_service_ns", "skew_ns"):
+                rec[k] = int(row[k])
+            rec["children"] = kids
+            out.append(rec)
+    return out
+
+
+def read_json(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def check(records):
+    """Violations, as strings."""
+    errors = []
+    for r in records:
+        tag = f"request {r['dev']}/{r['id']}"
+        if r["join_ns"] < r["fork_ns"]:
+            errors.append(f"{tag}: join before fork")
+        if r["resp_ns"] != r["join_ns"] - r["fork_ns"]:
+            errors.append(f"{tag}: resp_ns is not join - fork")
+        if len(r["children"]) != min(r["nr_children"], 64):
+            errors.append(f"{tag}: {len(r['children'])} children listed, "
+                          f"fork announced {r['nr_children']}")
+        for c in r["children"]:
+            ts = (r["fork_ns"], c["queued_ns"], c["dispatched_ns"],
+                  c["completed_ns"], r["join_ns"])
+            if list(ts) != sorted(ts):
+                errors.append(f"{tag}: child on member {c['member']} out of "
+                              f"order: {ts}")
+    return errors
+
+
+def summarize(records):
+    by = defaultdict(lambda: [0, 0])
+    for r in records:
+        by[r["comm"]][0] += 1
+        by[r["comm"]][1] += r["resp_ns"]
+    return {
+        "records": len(records),
+        "children": sum(len(r["children"]) for r in records),
+        "by_comm": {k: {"records": n, "mean_resp_ns": s / n}
+                    for k, (n, s) in by.items()},
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("file")
+    ap.add_argument("--format", choices=["csv", "json"], default="csv")
+    args = ap.parse_args()
+    records = (read_csv if args.format == "csv" else read_json)(args.file)
+    errors = check(records)
+    for e in errors[:20]:
+        print(f"# {e}", file=sys.stderr)
+    print(json.dumps(summarize(records), sort_keys=True))
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# ssatrace, the libbpf tracer: records match fio and the status counters,
+# timestamps are ordered, response times agree with fio's, JSON and
+# histogram modes, filters, and a ring-buffer overrun that loses records
+# without harm.
+
+CHECK_SSAT=$TOP/tests/kernel/check_ssatrace.py
+
+ssat_ready() {
+	[ -x "$SSATRACE" ] || { skip "build/ssatrace/ssatrace not built"; return 1; }
+}
+
+# sum of a member field over members 0..N-1
+msum() {
+	local n=$2 f=$3 m t=0
+	for ((m = 0; m < n; m++)); do t=$((t + $(mstat "$1" $m "$f"))); done
+	echo $t
+}
+
+ssatrace_record() {	# ssatrace_record csv|json
+	local fmt=$1 rc=0
+	ssat_ready || return $KSFT_SKIP
+	vol_create ssat-s $((4 * 65536)) stripe 16 "$(nullb_members 4)" 2 queue_depth 1 || return 1
+	local r0 d0
+	r0=$(( $(vstat ssat-s req_r) + $(vstat ssat-s req_w) ))
+	d0=$(msum ssat-s 4 dlow)
+	ssatrace_start record --format "$fmt" -o "$WORK/rec.$fmt" || { fail "ssatrace did not start"; return 1; }
+	(cd "$WORK" && fio --name=s --filename=/dev/mapper/ssat-s --direct=1 --ioengine=libaio \
+		--rw=randrw --bssplit=4k/60:32k/20:64k/20 --iodepth=4 --number_ios=1500 \
+		--output-format=json --output="$WORK/fio.json") || { fail "fio failed"; rc=1; }
+	sleep 1
+	ssatrace_stop
+	cat "$WORK/ssatrace.err"
+	python3 "$CHECK_SSAT" "$WORK/rec.$fmt" --format "$fmt" > "$WORK/sum.json" ||
+		{ fail "record check failed"; rc=1; }
+	cat "$WORK/sum.json"
+	local requests dispatched
+	requests=$(( $(vstat ssat-s req_r) + $(vstat ssat-s req_w) - r0 ))
+	dispatched=$(( $(msum ssat-s 4 dlow) - d0 ))
+	python3 - "$WORK/sum.json" "$WORK/fio.json" "$requests" "$dispatched" <<'PY' || rc=1
+import json, sys
+s = json.load(open(sys.argv[1]))
+jobs = json.load(open(sys.argv[2]))["jobs"]
+requests, dispatched = int(sys.argv[3]), int(sys.argv[4])
+ios = sum(j[d]["total_ios"] for j in jobs for d in ("read", "write"))
+clat = sum(j[d]["clat_ns"]["mean"] * j[d]["total_ios"] for j in jobs for d in ("read", "write")) / ios
+fio = s["by_comm"].get("fio", {"records": 0, "mean_resp_ns": 0})
+ok = True
+def want(what, got, exp):
+    global ok
+    print(f"# {what}: {got} (want {exp})")
+    if got != exp:
+        print(f"FAIL: {what}")
+        ok = False
+want("records = requests in status", s["records"], requests)
+want("children = dispatched in status", s["children"], dispatched)
+want("fio's records = fio's I/Os", fio["records"], ios)
+err = abs(fio["mean_resp_ns"] - clat) / clat
+print(f"# mean response {fio['mean_resp_ns']/1e3:.1f} us, fio clat mean {clat/1e3:.1f} us, {err:.1%} apart")
+if err > 0.10:
+    print("FAIL: mean response time more than 10 % from fio's completion latency")
+    ok = False
+sys.exit(0 if ok else 1)
+PY
+	grep -q " 0 lost" "$WORK/ssatrace.err" || { fail "records were lost"; rc=1; }
+	grep -q " 0 children with missing events" "$WORK/ssatrace.err" || { fail "child events were missed"; rc=1; }
+	return $rc
+}
+
+ssatrace_hist() {
+	local rc=0
+	ssat_ready || return $KSFT_SKIP
+	vol_create ssat-s $((4 * 65536)) stripe 16 "$(nullb_members 4)" 2 queue_depth 1 || return 1
+	mkdir -p "$WORK"
+	ssatrace_start hist -i 1 -D ssat-s > "$WORK/hist.txt" || { fail "ssatrace did not start"; return 1; }
+	(cd "$WORK" && fio --name=s --filename=/dev/mapper/ssat-s --direct=1 --ioengine=libaio \
+		--rw=randrw --bs=4k --iodepth=8 --time_based --runtime=2 --output-format=terse >/dev/null)
+	ssatrace_stop
+	head -40 "$WORK/hist.txt"
+	local re
+	for re in "device 254:[0-9]+ read: response time" "device 254:[0-9]+ write: response time" \
+		"member 3 low: queueing time" "member 0 low: service time" \
+		"^ +[0-9]+ -> [0-9]+ +: [0-9]+ +\|\*"; do
+		grep -Eq "$re" "$WORK/hist.txt" || { fail "histogram output lacks /$re/"; rc=1; }
+	done
+	return $rc
+}
+
+ssatrace_filters() {
+	local rc=0 n
+	ssat_ready || return $KSFT_SKIP
+	vol_create ssat-s $((4 * 65536)) stripe 16 "$(nullb_members 4)" || return 1
+	vol_create ssat-o 8192 stripe 8 "$(ram_members 2)" || return 1
+	load() {
+		(cd "$WORK" && fio --name=s --filename=/dev/mapper/ssat-s --direct=1 --ioengine=libaio \
+			--rw=randrw --bs=4k --iodepth=4 --number_ios=400 --output-format=terse >/dev/null)
+	}
+	ssatrace_start record -O write -o "$WORK/w.csv" || return 1
+	load; sleep 0.5; ssatrace_stop
+	n=$(tail -n +2 "$WORK/w.csv" | wc -l)
+	[ "$n" -gt 0 ] || { fail "-O write recorded nothing"; rc=1; }
+	tail -n +2 "$WORK/w.csv" | cut -d, -f5 | grep -qv '^write$' && { fail "-O write recorded other ops"; rc=1; }
+	ssatrace_start record -D ssat-o -o "$WORK/o.csv" || return 1
+	load; sleep 0.5; ssatrace_stop
+	expect_eq "records for the idle device" "$(tail -n +2 "$WORK/o.csv" | wc -l)" 0 || rc=1
+	ssatrace_start record -m 100000 -o "$WORK/m.csv" || return 1	# >= 100 ms: none
+	load; sleep 0.5; ssatrace_stop
+	expect_eq "records slower than 100 ms" "$(tail -n +2 "$WORK/m.csv" | wc -l)" 0 || rc=1
+	"$SSATRACE" record -D /dev/ssat-nonexistent 2>/dev/null && { fail "unknown device accepted"; rc=1; }
+	"$SSATRACE" frobnicate 2>/dev/null && { fail "unknown mode accepted"; rc=1; }
+	return $rc
+}
+
+# Stop ssatrace while a fast volume runs: the 16 MiB ring buffer fills, the
+# BPF side counts what it could not send, and nothing breaks.
+ssatrace_overrun() {
+	local rc=0 r0 requests rec lost
+	ssat_ready || return $KSFT_SKIP
+	vol_create ssat-s 65536 stripe 8 "$(ram_members 4)" || return 1
+	r0=$(( $(vstat ssat-s req_r) + $(vstat ssat-s req_w) ))
+	ssatrace_start record -o "$WORK/rec.csv" || return 1
+	kill -STOP $SSAT_PID
+	(cd "$WORK" && fio --name=s --filename=/dev/mapper/ssat-s --direct=1 --ioengine=libaio \
+		--rw=randread --bs=4k --iodepth=16 --time_based --runtime=8 --output-format=terse >/dev/null)
+	kill -CONT $SSAT_PID
+	sleep 1
+	ssatrace_stop || { fail "ssatrace exited with an error"; rc=1; }
+	cat "$WORK/ssatrace.err"
+	requests=$(( $(vstat ssat-s req_r) + $(vstat ssat-s req_w) - r0 ))
+	rec=$(sed -n 's/^ssatrace: \([0-9]*\) records, \([0-9]*\) lost.*/\1/p' "$WORK/ssatrace.err")
+	lost=$(sed -n 's/^ssatrace: \([0-9]*\) records, \([0-9]*\) lost.*/\2/p' "$WORK/ssatrace.err")
+	info "requests=$requests records=$rec lost=$lost"
+	[ "${lost:-0}" -gt 0 ] || { fail "no loss reported though the buffer must have filled"; rc=1; }
+	expect_eq "records + lost = requests" "$((rec + lost))" "$requests" || rc=1
+	expect_eq "records in the file" "$(tail -n +2 "$WORK/rec.csv" | wc -l)" "$rec" || rc=1
+	return $rc
+}
+
+register ssatrace_record_csv ssatrace_record csv
+register ssatrace_record_json ssatrace_record json
+register ssatrace_hist ssatrace_hist
+register ssatrace_filters ssatrace_filters
+register ssatrace_overrun ssatrace_overrun

@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ssatrace - follow dm-ssastripe requests from fork to join.
+ *
+ *   ssatrace record [-o FILE] [--format csv|json]   one record per request
+ *   ssatrace hist [-i SECONDS]                       log2 histograms
+ *
+ * Common filters: -D DEVICE, -O OP, -m MIN_USEC, -d SECONDS.
+ * Timestamps are CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns()).
+ */
+#include <argp.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+
+#include "ssatrace.h"
+#include "ssatrace.skel.h"
+
+enum mode { MODE_RECORD, MODE_HIST };
+enum format { FMT_CSV, FMT_JSON };
+
+static struct env {
+	enum mode mode;
+	enum format format;
+	const char *output;
+	const char *device;
+	int op;
+	unsigned long long min_lat_us;
+	int duration;
+	int interval;
+	bool verbose;
+} env = { .op = -1, .interval = 0 };
+
+static const char *const op_names[] = {
+	"read", "write", "flush", "discard", "write_zeroes", "other",
+};
+static const char *const class_names[] = { "high", "low" };
+
+const char *argp_program_version = "ssatrace 1.0";
+static const char doc[] =
+"Follow dm-ssastripe requests from fork to join.\n"
+"\n"
+"USAGE: ssatrace record [-o FILE] [--format csv|json] [filters]\n"
+"       ssatrace hist [-i SECONDS] [filters]\n"
+"\n"
+"EXAMPLES:\n"
+"    ssatrace record -o run.csv -d 30        # 30 s of per-request records\n"
+"    ssatrace record --format json -D vol    # JSON lines for /dev/mapper/vol\n"
+"    ssatrace hist -i 1 -O read              # read histograms every second\n"
+"    ssatrace record -m 10000                # only requests slower than 10 ms\n";
+
+static const struct argp_option opts[] = {
+	{ "output", 'o', "FILE", 0, "record: write records to FILE (default stdout)", 0 },
+	{ "format", 'f', "FMT", 0, "record: csv (default) or json (JSON lines)", 0 },
+	{ "interval", 'i', "SECONDS", 0, "hist: print every SECONDS (default: at the end)", 0 },
+	{ "device", 'D', "DEV", 0, "only this device: major:minor, a path, or a dm name", 0 },
+	{ "op", 'O', "OP", 0, "only read, write, flush, discard or write_zeroes", 0 },
+	{ "min-lat", 'm', "USEC", 0, "only requests with response time >= USEC", 0 },
+	{ "duration", 'd', "SECONDS", 0, "stop after SECONDS", 0 },
+	{ "verbose", 'v', NULL, 0, "print libbpf debug messages", 0 },
+	{ NULL, 'h', NULL, OPTION_HIDDEN, "show the full help", 0 },
+	{},
+};
+
+static long parse_num(const char *arg, const char *what, struct argp_state *state)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v < 0)
+		argp_error(state, "invalid %s: %s", what, arg);
+	return v;
+}
+
+static error_t parse_arg(int key, char *arg, struct argp_state *state)
+{
+	int i;
+
+	switch (key) {
+	case 'h':
+		argp_state_help(state, stderr, ARGP_HELP_STD_HELP);
+		break;
+	case 'o':
+		env.output = arg;
+		break;
+	case 'f':
+		if (!strcmp(arg, "csv"))
+			env.format = FMT_CSV;
+		else if (!strcmp(arg, "json"))
+			env.format = FMT_JSON;
+		else
+			argp_error(state, "format must be csv or json: %s", arg);
+		break;
+	case 'i':
+		env.interval = parse_num(arg, "interval", state);
+		break;
+	case 'D':
+		env.device = arg;
+		break;
+	case 'O':
+		for (i = 0; i < 5; i++)
+			if (!strcmp(arg, op_names[i]))
+				env.op = i;
+		if (env.op < 0)
+			argp_error(state, "unknown op: %s", arg);
+		break;
+	case 'm':
+		env.min_lat_us = parse_num(arg, "minimum latency", state);
+		break;
+	case 'd':
+		env.duration = parse_num(arg, "duration", state);
+		break;
+	case 'v':
+		env.verbose = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (state->arg_num)
+			argp_usage(state);
+		if (!strcmp(arg, "record"))
+			env.mode = MODE_RECORD;
+		else if (!strcmp(arg, "hist"))
+			env.mode = MODE_HIST;
+		else
+			argp_error(state, "mode must be record or hist: %s", arg);
+		break;
+	case ARGP_KEY_END:
+		if (state->arg_num < 1)
+			argp_error(state, "which mode: record or hist?");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* A device argument as the kernel encodes dev_t (major << 20 | minor). */
+static int resolve_device(const char *name, __u32 *dev)
+{
+	unsigned int maj, min;
+	char path[256];
+	struct stat st;
+
+	if (sscanf(name, "%u:%u", &maj, &min) == 2) {
+		*dev = maj << 20 | min;
+		return 0;
+	}
+	if (stat(name, &st)) {
+		snprintf(path, sizeof(path), "/dev/mapper/%s", name);
+		if (stat(path, &st))
+			return -ENOENT;
+	}
+	if (!S_ISBLK(st.st_mode))
+		return -ENOTBLK;
+	*dev = major(st.st_rdev) << 20 | minor(st.st_rdev);
+	return 0;
+}
+
+static volatile sig_atomic_t exiting;
+
+static void sig_handler(int sig)
+{
+	exiting = 1;
+}
+
+static int libbpf_print_fn(enum libbpf_print_level level, const char *format,
+			   va_list args)
+{
+	if (level == LIBBPF_DEBUG && !env.verbose)
+		return 0;
+	return vfprintf(stderr, format, args);
+}
+
+/* Derived times of one request, in ns. */
+struct derived {
+	__u64 resp, max_wait, max_service, skew;
+};
+
+static void derive(const struct ssatrace_req *r, struct derived *d)
+{
+	__u64 first = 0, last = 0;
+	unsigned int i, n = r->nr_seen;
+
+	memset(d, 0, sizeof(*d));
+	d->resp = r->join_ns - r->fork_ns;
+	if (n > SSATRACE_MAX_CHILDREN)
+		n = SSATRACE_MAX_CHILDREN;
+	for (i = 0; i < n; i++) {
+		const struct ssatrace_child *c = &r->child[i];
+
+		if ((c->seen32 & 3) == 3 && c->dispatched_ns - c->queued_ns > d->max_wait)
+			d->max_wait = c->dispatched_ns - c->queued_ns;
+		if ((c->seen32 & 6) == 6 && c->completed_ns - c->dispatched_ns > d->max_service)
+			d->max_service = c->completed_ns - c->dispatched_ns;
+		if (c->seen32 & 4) {
+			if (!first || c->completed_ns < first)
+				first = c->completed_ns;
+			if (c->completed_ns > last)
+				last = c->completed_ns;
+		}
+	}
+	d->skew = last - first;
+}
+
+static FILE *out;
+
+static void print_csv_header(void)
+{
+	fprintf(out, "fork_ns,join_ns,dev,id,op,sector,len,comm,status,nr_children,"
+		"resp_ns,max_wait_ns,max_service_ns,skew_ns,children\n");
+}
+
+/* children: member:class:queued:dispatched:completed:msector:len, '|'-joined */
+static void print_csv(const struct ssatrace_req *r, const struct derived *d)
+{
+	unsigned int i, n = r->nr_seen;
+
+	if (n > SSATRACE_MAX_CHILDREN)
+		n = SSATRACE_MAX_CHILDREN;
+	fprintf(out, "%llu,%llu,%u:%u,%llu,%s,%llu,%u,%s,%d,%u,%llu,%llu,%llu,%llu,",
+		r->fork_ns, r->join_ns, r->dev >> 20, r->dev & 0xfffff, r->id,
+		op_names[r->op < 6 ? r->op : 5], r->sector, r->len, r->comm,
+		r->status, r->nr_children, d->resp, d->max_wait, d->max_service,
+		d->skew);
+	for (i = 0; i < n; i++) {
+		const struct ssatrace_child *c = &r->child[i];
+
+		fprintf(out, "%s%u:%s:%llu:%llu:%llu:%llu:%u", i ? "|" : "",
+			c->member, class_names[c->class & 1], c->queued_ns,
+			c->dispatched_ns, c->completed_ns, c->msector, c->len);
+	}
+	fputc('\n', out);
+}
+
+static void print_json(const struct ssatrace_req *r, const struct derived *d)
+{
+	unsigned int i, n = r->nr_seen;
+
+	if (n > SSATRACE_MAX_CHILDREN)
+		n = SSATRACE_MAX_CHILDREN;
+	fprintf(out, "{\"fork_ns\":%llu,\"join_ns\":%llu,\"dev\":\"%u:%u\",\"id\":%llu,"
+		"\"op\":\"%s\",\"sector\":%llu,\"len\":%u,\"comm\":\"%s\",\"status\":%d,"
+		"\"nr_children\":%u,\"truncated\":%s,\"resp_ns\":%llu,\"max_wait_ns\":%llu,"
+		"\"max_service_ns\":%llu,\"skew_ns\":%llu,\"children\":[",
+		r->fork_ns, r->join_ns, r->dev >> 20, r->dev & 0xfffff, r->id,
+		op_names[r->op < 6 ? r->op : 5], r->sector, r->len, r->comm,
+		r->status, r->nr_children, r->truncated ? "true" : "false",
+		d->resp, d->max_wait, d->max_service, d->skew);
+	for (i = 0; i < n; i++) {
+		const struct ssatrace_child *c = &r->child[i];
+
+		fprintf(out, "%s{\"member\":%u,\"class\":\"%s\",\"queued_ns\":%llu,"
+			"\"dispatched_ns\":%llu,\"completed_ns\":%llu,\"msector\":%llu,"
+			"\"len\":%u}", i ? "," : "", c->member,
+			class_names[c->class & 1], c->queued_ns, c->dispatched_ns,
+			c->completed_ns, c->msector, c->len);
+	}
+	fputs("]}\n", out);
+}
+
+/* Histograms: log2 of microseconds. */
+#define NSLOTS 32
+#define MAX_DEVS 16
+
+struct hist {
+	__u64 slot[NSLOTS];
+};
+
+static struct devhist {
+	__u32 dev;
+	struct hist lat[6];
+	struct hist wait[SSATRACE_MAX_CHILDREN][2];
+	struct hist service[SSATRACE_MAX_CHILDREN][2];
+} *hists;
+static int nr_devs;
+
+static void hist_add(struct hist *h, __u64 ns)
+{
+	__u64 us = ns / 1000;
+	int s = 0;
+
+	while (us > 1 && s < NSLOTS - 1) {
+		us >>= 1;
+		s++;
+	}
+	if (ns / 1000)
+		s++;
+	h->slot[s < NSLOTS ? s : NSLOTS - 1]++;
+}
+
+static bool hist_empty(const struct hist *h)
+{
+	int i;
+
+	for (i = 0; i < NSLOTS; i++)
+		if (h->slot[i])
+			return false;
+	return true;
+}
+
+static void hist_print(const struct hist *h, const char *title)
+{
+	__u64 max = 0;
+	int i, lo = -1, hi = 0, j, stars;
+
+	for (i = 0; i < NSLOTS; i++) {
+		if (h->slot[i] > max)
+			max = h->slot[i];
+		if (h->slot[i]) {
+			if (lo < 0)
+				lo = i;
+			hi = i;
+		}
+	}
+	printf("%s\n%20s : %-8s |%-40s|\n", title, "usecs", "count", "distribution");
+	for (i = lo; i <= hi && lo >= 0; i++) {
+		__u64 from = i ? 1ULL << (i - 1) : 0, to = (1ULL << i) - 1;
+
+		stars = max ? (int)(h->slot[i] * 40 / max) : 0;
+		printf("%10llu -> %-7llu : %-8llu |", from, to, h->slot[i]);
+		for (j = 0; j < 40; j++)
+			putchar(j < stars ? '*' : ' ');
+		printf("|\n");
+	}
+	printf("\n");
+}
+
+static struct devhist *devhist_of(__u32 dev)
+{
+	int i;
+
+	for (i = 0; i < nr_devs; i++)
+		if (hists[i].dev == dev)
+			return &hists[i];
+	if (nr_devs == MAX_DEVS)
+		return NULL;
+	hists[nr_devs].dev = dev;
+	return &hists[nr_devs++];
+}
+
+static void hist_record(const struct ssatrace_req *r)
+{
+	struct devhist *h = devhist_of(r->dev);
+	unsigned int i, n = r->nr_seen;
+
+	if (!h)
+		return;
+	hist_add(&h->lat[r->op < 6 ? r->op : 5], r->join_ns - r->fork_ns);
+	if (n > SSATRACE_MAX_CHILDREN)
+		n = SSATRACE_MAX_CHILDREN;
+	for (i = 0; i < n; i++) {
+		const struct ssatrace_child *c = &r->child[i];
+		unsigned int m = c->member % SSATRACE_MAX_CHILDREN;
+
+		if ((c->seen32 & 3) == 3)
+			hist_add(&h->wait[m][c->class & 1], c->dispatched_ns - c->queued_ns);
+		if ((c->seen32 & 6) == 6)
+			hist_add(&h->service[m][c->class & 1],
+				 c->completed_ns - c->dispatched_ns);
+	}
+}
+
+static void hist_print_all(void)
+{
+	char title[128];
+	int d, o, m, c;
+
+	for (d = 0; d < nr_devs; d++) {
+		struct devhist *h = &hists[d];
+		unsigned int maj = h->dev >> 20, min = h->dev & 0xfffff;
+
+		for (o = 0; o < 6; o++) {
+			if (hist_empty(&h->lat[o]))
+				continue;
+			snprintf(title, sizeof(title), "device %u:%u %s: response time (fork to join)",
+				 maj, min, op_names[o]);
+			hist_print(&h->lat[o], title);
+		}
+		for (m = 0; m < SSATRACE_MAX_CHILDREN; m++) {
+			for (c = 0; c < 2; c++) {
+				if (!hist_empty(&h->wait[m][c])) {
+					snprintf(title, sizeof(title),
+						 "device %u:%u member %d %s: queueing time",
+						 maj, min, m, class_names[c]);
+					hist_print(&h->wait[m][c], title);
+				}
+				if (!hist_empty(&h->service[m][c])) {
+					snprintf(title, sizeof(title),
+						 "device %u:%u member %d %s: service time",
+						 maj, min, m, class_names[c]);
+					hist_print(&h->service[m][c], title);
+				}
+			}
+		}
+	}
+	memset(hists, 0, sizeof(*hists) * MAX_DEVS);
+	nr_devs = 0;
+}
+
+static unsigned long long nr_records;
+static unsigned long long nr_incomplete;
+
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	const struct ssatrace_req *r = data;
+	struct derived d;
+	unsigned int i;
+
+	if (size < offsetof(struct ssatrace_req, child))
+		return 0;
+	nr_records++;
+	for (i = 0; i < r->nr_seen && i < SSATRACE_MAX_CHILDREN; i++)
+		if ((r->child[i].seen32 & 7) != 7)
+			nr_incomplete++;
+	if (env.mode == MODE_HIST) {
+		hist_record(r);
+		return 0;
+	}
+	derive(r, &d);
+	if (env.format == FMT_JSON)
+		print_json(r, &d);
+	else
+		print_csv(r, &d);
+	return 0;
+}
+
+/* Events the kernel could not deliver: a program already running on the CPU. */
+static unsigned long long prog_misses(struct ssatrace_bpf *skel)
+{
+	struct bpf_program *progs[] = {
+		skel->progs.handle_fork, skel->progs.handle_queue,
+		skel->progs.handle_dispatch, skel->progs.handle_complete,
+		skel->progs.handle_join,
+	};
+	unsigned long long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (!bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
+static void report_drops(struct ssatrace_bpf *skel)
+{
+	int fd = bpf_map__fd(skel->maps.drops);
+	__u64 lost = 0, untracked = 0;
+	__u32 k;
+
+	k = SSATRACE_DROP_RINGBUF;
+	bpf_map_lookup_elem(fd, &k, &lost);
+	k = SSATRACE_DROP_NOSTATE;
+	bpf_map_lookup_elem(fd, &k, &untracked);
+	fprintf(stderr, "ssatrace: %llu records, %llu lost (ring buffer full), "
+		"%llu requests untracked (request table full), %llu events missed "
+		"(nested), %llu children with missing events\n",
+		nr_records, (unsigned long long)lost, (unsigned long long)untracked,
+		prog_misses(skel), nr_incomplete);
+}
+
+static __u64 now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = {
+		.options = opts,
+		.parser = parse_arg,
+		.doc = doc,
+	};
+	struct ring_buffer *rb = NULL;
+	struct ssatrace_bpf *skel;
+	__u64 start, last_print;
+	__u32 dev = 0;
+	int err;
+
+	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
+	if (err)
+		return err;
+	if (env.device && resolve_device(env.device, &dev)) {
+		fprintf(stderr, "ssatrace: no block device '%s'\n", env.device);
+		return 1;
+	}
+	libbpf_set_print(libbpf_print_fn);
+
+	skel = ssatrace_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "ssatrace: failed to open the BPF object\n");
+		return 1;
+	}
+	skel->rodata->filter_dev = dev;
+	skel->rodata->filter_op = env.op;
+	skel->rodata->min_lat_ns = env.min_lat_us * 1000;
+
+	err = ssatrace_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "ssatrace: failed to load the BPF programs: %s\n",
+			strerror(-err));
+		goto cleanup;
+	}
+	err = ssatrace_bpf__attach(skel);
+	if (err) {
+		fprintf(stderr, "ssatrace: cannot attach to the ssastripe tracepoints "
+			"(is the dm-ssastripe module loaded?): %s\n", strerror(-err));
+		goto cleanup;
+	}
+
+	out = stdout;
+	if (env.output && env.mode == MODE_RECORD) {
+		out = fopen(env.output, "w");
+		if (!out) {
+			err = -errno;
+			fprintf(stderr, "ssatrace: %s: %s\n", env.output, strerror(errno));
+			goto cleanup;
+		}
+	}
+	if (env.mode == MODE_HIST) {
+		hists = calloc(MAX_DEVS, sizeof(*hists));
+		if (!hists) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+	}
+
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event, NULL, NULL);
+	if (!rb) {
+		err = -errno;
+		fprintf(stderr, "ssatrace: failed to create the ring buffer\n");
+		goto cleanup;
+	}
+
+	signal(SIGINT, sig_handler);
+	signal(SIGTERM, sig_handler);
+	if (env.mode == MODE_RECORD && env.format == FMT_CSV)
+		print_csv_header();
+	fprintf(stderr, "ssatrace: tracing dm-ssastripe requests%s\n",
+		env.duration ? "" : "; Ctrl-C to stop");
+
+	start = last_print = now_s();
+	while (!exiting) {
+		err = ring_buffer__poll(rb, 100);
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, "ssatrace: polling the ring buffer: %s\n",
+				strerror(-err));
+			break;
+		}
+		err = 0;
+		if (env.duration && now_s() - start >= (__u64)env.duration)
+			break;
+		if (env.mode == MODE_HIST && env.interval &&
+		    now_s() - last_print >= (__u64)env.interval) {
+			hist_print_all();
+			last_print = now_s();
+		}
+	}
+	/* drain what is left */
+	ring_buffer__consume(rb);
+	if (env.mode == MODE_HIST)
+		hist_print_all();
+	report_drops(skel);
+
+cleanup:
+	if (out && out != stdout)
+		fclose(out);
+	ring_buffer__free(rb);
+	ssatrace_bpf__destroy(skel);
+	free(hists);
+	return err ? 1 : 0;
+}
