@@ -63,7 +63,8 @@ check-full: bootstrap module $(SSAT)/ssatrace $(BUILD)/unit/test_layout
 	@SSA_FULL=1 tests/run-all
 
 bench: bootstrap module $(SSAT)/ssatrace
-	@$(VM) -- bench/run
+	@mkdir -p $(BUILD)/bench
+	@$(VM) -o $(BUILD)/bench -- "bench/run && bench/trace-overhead"
 
 clean:
 	@kdir=$$(tools/kdir 2>/dev/null) && $(MAKE) -C "$$kdir" M=$(MOD) clean || true

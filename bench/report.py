@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tabulate bench/run results: IOPS and MiB/s per target, and the ratio.
 
-Reads DIR/<kind>.<target>.<point>.<repeat>.json (fio JSON output) and prints
+Reads DIR/<kind>.<target>.<point>.<repeat>.json (fio JSON output; the target
+may contain dots, e.g. ssastripe+ssalat.bt) and prints
 one Markdown table per member kind, with the mean over repeats and the
 ratio of ssastripe to the reference target.
 
@@ -25,7 +26,8 @@ def collect(directory):
     """{kind: {point: {target: [(iops, bw), ...]}}} from a result folder."""
     res = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for f in sorted(pathlib.Path(directory).glob("*.json")):
-        kind, target, point, _rep = f.name[:-5].split(".")
+        kind, rest = f.name[:-5].split(".", 1)
+        target, point, _rep = rest.rsplit(".", 2)
         res[kind][point][target].append(load_point(f))
     return res
 
@@ -51,14 +53,35 @@ def table(points, reference, subject="ssastripe"):
     return rows
 
 
+def variants_table(points, baseline="ssastripe", reference="striped"):
+    """Markdown rows: every variant of each point against two references."""
+    rows = [f"| point | variant | IOPS | vs {reference} | vs {baseline} | spread vs {baseline} |",
+            "|---|---|---:|---:|---:|---:|"]
+    for point, by_target in points.items():
+        ref = by_target.get(reference, [])
+        base = by_target.get(baseline, [])
+        for target, runs in sorted(by_target.items(),
+                                   key=lambda kv: (kv[0] != reference, kv[0] != baseline, kv[0])):
+            iops = statistics.mean(x[0] for x in runs)
+            vs_ref = f"{iops / statistics.mean(x[0] for x in ref):.2f}" if ref else "-"
+            vs_base = f"{iops / statistics.mean(x[0] for x in base):.2f}" if base else "-"
+            ratios = [a[0] / b[0] for a, b in zip(runs, base)]
+            spread = f"{min(ratios):.2f}-{max(ratios):.2f}" if len(ratios) > 1 else "-"
+            rows.append(f"| {point} | {target} | {iops:.0f} | {vs_ref} | {vs_base} | {spread} |")
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir")
     ap.add_argument("--reference", default="striped")
+    ap.add_argument("--variants", action="store_true",
+                    help="one row per variant (bench/trace-overhead)")
     args = ap.parse_args()
     for kind, points in collect(args.dir).items():
         print(f"\n{kind} members:\n")
-        print("\n".join(table(points, args.reference)))
+        rows = variants_table(points) if args.variants else table(points, args.reference)
+        print("\n".join(rows))
 
 
 if __name__ == "__main__":
