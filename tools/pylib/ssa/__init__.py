@@ -2,9 +2,11 @@
 
 Modules:
     bsu     optimal stripe unit (BSU) formulas quoted in seed 000, section 3.4
+    queues  non-preemptive two-class priority M/G/1 waiting-time moments and
+            the K-stage Coxian two-moment fit of seed 002 (eqs. 19-21, 33-34)
 
 Units: times in seconds, rates in bytes per second and sizes in bytes inside
 the package; the CLI (tools/ssa) converts from and to the units users type.
 """
 
-__all__ = ["bsu"]
+__all__ = ["bsu", "queues"]

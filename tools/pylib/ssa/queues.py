@@ -1,0 +1,130 @@
+"""Queueing building blocks of seed 002 (Chen and Towsley, RAID 5 vs parity
+striping): the non-preemptive two-class priority M/G/1 queue and the
+K-stage Coxian two-moment fit.
+
+A disk of seed 002 serves a high-priority class (parity updates, the P
+queue) ahead of a low-priority class (reads and writes, the RW queue),
+without preemption; both arrive as Poisson streams.  Service times enter
+through their first three moments.
+
+Notation: ``lam_h``/``lam_l`` arrival rates; ``h``/``l`` the service-time
+moments (E[S], E[S^2], E[S^3]) of the high/low class.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+
+def _moments(m: Sequence[float], name: str) -> tuple[float, float, float]:
+    if len(m) != 3:
+        raise ValueError(f"{name}: need three moments (E[S], E[S^2], E[S^3])")
+    m1, m2, m3 = (float(x) for x in m)
+    if m1 < 0 or m2 < m1 * m1 - 1e-12 or m3 < 0:
+        raise ValueError(f"{name}: moments {m} are not those of a distribution")
+    return m1, m2, m3
+
+
+def _loads(lam_h, h, lam_l, l):
+    if lam_h < 0 or lam_l < 0:
+        raise ValueError("arrival rates must not be negative")
+    rho_h = lam_h * h[0]
+    rho = rho_h + lam_l * l[0]
+    if rho >= 1:
+        raise ValueError(f"unstable: utilization {rho:.3f} >= 1")
+    return rho_h, rho
+
+
+def high_wait_moments(lam_h: float, h: Sequence[float], lam_l: float,
+                      l: Sequence[float]) -> tuple[float, float]:
+    """E[Q_p], E[Q_p^2]: queueing time of the high-priority class.
+
+    Seed 002, equations (19) and (20), with the high class's service time
+    (L_p, or Y_p, in the seed) given by its moments ``h``.
+    """
+    h, l = _moments(h, "high"), _moments(l, "low")
+    rho_h, _ = _loads(lam_h, h, lam_l, l)
+    r2 = lam_l * l[1] + lam_h * h[1]          # twice the mean residual work
+    r3 = lam_l * l[2] + lam_h * h[2]
+    mean = r2 / (2 * (1 - rho_h))                                  # (19)
+    second = r3 / (3 * (1 - rho_h)) + r2 * lam_h * h[1] / (2 * (1 - rho_h) ** 2)  # (20)
+    return mean, second
+
+
+def low_wait_moments(lam_h: float, h: Sequence[float], lam_l: float,
+                     l: Sequence[float]) -> tuple[float, float]:
+    """E[Q_rw], E[Q_rw^2]: queueing time of the low-priority class.
+
+    Seed 002, equations (33) and (34).
+    """
+    h, l = _moments(h, "high"), _moments(l, "low")
+    rho_h, rho = _loads(lam_h, h, lam_l, l)
+    r2 = lam_l * l[1] + lam_h * h[1]
+    r3 = lam_l * l[2] + lam_h * h[2]
+    mean = r2 / (2 * (1 - rho_h) * (1 - rho))                      # (33)
+    second = (r3 / (3 * (1 - rho_h) ** 2 * (1 - rho))              # (34)
+              + r2 * lam_h * h[1] / (2 * (1 - rho_h) ** 3 * (1 - rho))
+              + r2 ** 2 / (2 * (1 - rho_h) ** 2 * (1 - rho) ** 2))
+    return mean, second
+
+
+@dataclass(frozen=True)
+class Coxian:
+    """K-stage Coxian of seed 002, equation (21): an atom 1 - q at zero, then
+    after each of the K exponential stages (rate mu) the next one is entered
+    with probability q."""
+    k: int
+    q: float
+    mu: float
+
+    def moments(self) -> tuple[float, float]:
+        """(E[xi], E[xi^2]) as given under equation (21)."""
+        s1 = sum(self.q ** i for i in range(1, self.k + 1))
+        s2 = sum(i * self.q ** i for i in range(1, self.k + 1))
+        return s1 / self.mu, 2 * s2 / self.mu ** 2
+
+    def sample(self, rng, n: int):
+        """n samples (numpy Generator ``rng``), for simulation checks."""
+        import numpy as np
+        # stages taken: 0 with prob 1-q, i (1..K-1) with prob q^i (1-q), K with q^K
+        probs = [1 - self.q] + [self.q ** i * (1 - self.q) for i in range(1, self.k)] \
+            + [self.q ** self.k]
+        stages = rng.choice(self.k + 1, size=n, p=np.asarray(probs) / sum(probs))
+        return rng.gamma(np.maximum(stages, 1), 1 / self.mu) * (stages > 0)
+
+
+def coxian_fit(mean: float, second: float) -> Coxian:
+    """The Coxian of equation (21) with these first two moments.
+
+    K is the integer with 1/C^2 <= K < 1/C^2 + 1 (C^2 the squared coefficient
+    of variation); q and mu then solve the two moment equations.  For
+    C^2 >= 1 that is K = 1 and q = 2 / (1 + C^2).
+    """
+    if mean <= 0 or second <= 0:
+        raise ValueError("moments must be positive")
+    c2 = second / mean ** 2 - 1
+    if c2 <= 0:
+        raise ValueError("a Coxian needs a positive coefficient of variation")
+    k = max(1, math.ceil(1 / c2 - 1e-12))
+    target = second / mean ** 2          # = 2 S2(q) / S1(q)^2, falls with q
+
+    def ratio(q: float) -> float:
+        s1 = sum(q ** i for i in range(1, k + 1))
+        s2 = sum(i * q ** i for i in range(1, k + 1))
+        return 2 * s2 / s1 ** 2
+
+    lo, hi = 1e-12, 1.0
+    if ratio(hi) >= target:              # exactly K equal stages (Erlang-K)
+        q = 1.0
+    else:
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            if ratio(mid) > target:
+                lo = mid
+            else:
+                hi = mid
+        q = (lo + hi) / 2
+    s1 = sum(q ** i for i in range(1, k + 1))
+    return Coxian(k=k, q=q, mu=s1 / mean)
