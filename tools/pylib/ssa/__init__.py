@@ -2,6 +2,8 @@
 
 Modules:
     bsu     optimal stripe unit (BSU) formulas quoted in seed 000, section 3.4
+    disk    the disk of seed 002, section 4.1: seek/rotation/service-time
+            distributions and moments (eqs. 2-6)
     queues  non-preemptive two-class priority M/G/1 waiting-time moments and
             the K-stage Coxian two-moment fit of seed 002 (eqs. 19-21, 33-34)
 
@@ -9,4 +11,4 @@ Units: times in seconds, rates in bytes per second and sizes in bytes inside
 the package; the CLI (tools/ssa) converts from and to the units users type.
 """
 
-__all__ = ["bsu", "queues"]
+__all__ = ["bsu", "disk", "queues"]
