@@ -46,3 +46,10 @@ def test_script_runs():
                           "--request-kb", "1024", "--disks", "4"],
                          capture_output=True, text=True, check=True).stdout
     assert out.startswith("lee-katz BSU: 160.05 KB")
+
+
+def test_disk_json(capsys):
+    assert cli.main(["disk", "--p-seq", "0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["seek_ms"][0] == pytest.approx(3 + 0.5 * 8 / 15 * 1200 ** 0.5)
+    assert out["write_ms"][0] - out["read_ms"][0] == pytest.approx(16.7 + 1.3)

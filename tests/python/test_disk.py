@@ -87,3 +87,10 @@ def test_bad_disk_rejected():
         disk.Disk(cylinders=1, seek_a=0, seek_b=0, rmax=1, alpha=1, p_seq=0)
     with pytest.raises(ValueError):
         disk.seed002_disk(p_seq=1.5)
+
+
+def test_mean_seek_closed_form():
+    # p_s = 0: E[sqrt(D)] = (8/15) sqrt(C) for the triangular density
+    d = disk.seed002_disk(0.0)
+    assert d.seek_moment(1) == pytest.approx(
+        d.seek_a + d.seek_b * 8 / 15 * math.sqrt(d.cylinders), rel=1e-12)
