@@ -168,11 +168,12 @@ fio_total_ios() {
 	python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"]; print(sum(x["read"]["total_ios"] + x["write"]["total_ios"] for x in j))' "$1"
 }
 
-# null_blk members with 1 ms timer completions: servers with a service time.
+# null_blk members with 2 ms timer completions: servers with a service time
+# (long enough that fio's own per-I/O overhead under TCG is small beside it).
 # Loaded once per boot (the module's parameters are fixed at load).
 nullb_members() {	# nullb_members N -> "DEV 0 ..." (N <= 4)
 	grep -q '^null_blk ' /proc/modules ||
-		modprobe null_blk nr_devices=4 gb=1 bs=512 irqmode=2 completion_nsec=1000000 || return 1
+		modprobe null_blk nr_devices=4 gb=1 bs=512 irqmode=2 completion_nsec=2000000 || return 1
 	local i out=""
 	for ((i = 0; i < $1; i++)); do out+="/dev/nullb$i 0 "; done
 	echo "${out% }"

@@ -53,7 +53,7 @@ queue_messages() {
 # Random 4 KiB reads 16 deep on 2 members, plus injected high-priority
 # reads, traced; then the trace is checked against the dispatcher rules and
 # the counts against fio and the status counters.
-# Members: null_blk with 1 ms timer completions, so that a member is a
+# Members: null_blk with 2 ms timer completions, so that a member is a
 # server with a service time and queues build (on brd a child completes
 # inside its own submission and nothing ever waits).
 queue_trace() {	# queue_trace DEPTH PRIORITY
@@ -66,7 +66,7 @@ queue_trace() {	# queue_trace DEPTH PRIORITY
 	trace_start 65536 || return 1
 	mkdir -p "$WORK"
 	(cd "$WORK" && fio --name=q --filename=/dev/mapper/ssat-q --direct=1 --ioengine=libaio \
-		--rw=randrw --bssplit=4k/70:16k/30 --iodepth=16 --time_based --runtime=2 \
+		--rw=randrw --bssplit=4k/70:16k/30 --iodepth=16 --time_based --runtime=4 \
 		--output-format=json --output="$WORK/fio.json") &
 	local fio_pid=$!
 	for i in $(seq 10); do
