@@ -524,6 +524,12 @@ static void ssa_fork_coalesced(struct ssa_ctx *sc, struct ssa_io *io,
 		}
 		ssa_child_init(sc, io, child, m, ms);
 		child->bi_ioprio = parent->bi_ioprio;
+		/*
+		 * Clones inherit the parent's cgroup; a built child must be
+		 * told, or one dispatched later from the work item (which does
+		 * not go through dm_submit_bio_remap()) escapes its controls.
+		 */
+		bio_clone_blkg_association(child, parent);
 		if (unlikely(!ssa_gather(sc, parent, child, m, start, end) ||
 			     bio_sectors(child) != me - ms)) {
 			DMERR_LIMIT("member %u: could not build a %llu-sector child",
