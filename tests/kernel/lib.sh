@@ -169,11 +169,12 @@ fio_total_ios() {
 }
 
 # null_blk members with 2 ms timer completions: servers with a service time
-# (long enough that fio's own per-I/O overhead under TCG is small beside it).
+# (long enough that fio's own per-I/O overhead under TCG is small beside it),
+# memory-backed so that data written can be verified.
 # Loaded once per boot (the module's parameters are fixed at load).
 nullb_members() {	# nullb_members N -> "DEV 0 ..." (N <= 4)
 	grep -q '^null_blk ' /proc/modules ||
-		modprobe null_blk nr_devices=4 gb=1 bs=512 irqmode=2 completion_nsec=2000000 || return 1
+		modprobe null_blk nr_devices=4 gb=1 bs=512 irqmode=2 completion_nsec=2000000 memory_backed=1 || return 1
 	local i out=""
 	for ((i = 0; i < $1; i++)); do out+="/dev/nullb$i 0 "; done
 	echo "${out% }"

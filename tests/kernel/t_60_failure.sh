@@ -68,10 +68,12 @@ member_fails() {
 }
 
 # Writes while a member fails: errors reach the writer, never other members.
-member_fails_writes() {
-	local rc=0 members len=$((4 * 8192))
+# With DEPTH > 0 the failing children complete through the dispatcher's
+# counted path.
+member_fails_writes() {	# member_fails_writes [DEPTH]
+	local rc=0 members len=$((4 * 8192)) depth=${1:-0}
 	members=$(lin_members 4 8192) || return 1
-	vol_create ssat-v "$len" stripe 8 "$members" || return 1
+	vol_create ssat-v "$len" stripe 8 "$members" 2 queue_depth "$depth" || return 1
 	dmsetup load ssat-m1 --table "0 8192 error" && dmsetup suspend ssat-m1 && dmsetup resume ssat-m1
 	local s0
 	s0=$(sum_dev /dev/ram0 8192)
@@ -82,6 +84,7 @@ member_fails_writes() {
 	dd if=/dev/urandom of=/dev/mapper/ssat-v bs=4k count=1 seek=8 oflag=direct status=none ||
 		{ fail "write to a healthy member failed"; rc=1; }
 	expect_eq health "$(vstat ssat-v health)" ADAA || rc=1
+	expect_eq "nothing left in flight" "$(mstat_all ssat-v inflight)" "0 0 0 0" || rc=1
 	return $rc
 }
 
@@ -136,7 +139,8 @@ rmmod_in_use() {
 }
 
 register member_fails member_fails
-register member_fails_writes member_fails_writes
+register member_fails_writes member_fails_writes 0
+register member_fails_writes_d1 member_fails_writes 1
 register remove_in_flight remove_in_flight
 register suspend_in_flight suspend_in_flight
 register rmmod_in_use rmmod_in_use

@@ -137,3 +137,50 @@ register queue_trace_d1_prio_on queue_trace 1 on
 register queue_trace_d1_prio_off queue_trace 1 off
 register queue_trace_d0 queue_trace 0 on
 register trace_fork_shape trace_fork_shape
+
+# Settings changed under load, with children waiting: depth raised,
+# cleared (waiting children drain), restored; priority toggled; internal
+# high-priority work injected.  Data stays intact and nothing is left
+# queued or in flight.
+queue_runtime_switch() {
+	local rc=0 i size=$((16 << 20))
+	vol_create ssat-q $((size / 512)) stripe 16 "$(nullb_members 2)" 2 queue_depth 1 || return 1
+	mkdir -p "$WORK"
+	(cd "$WORK" && fio --name=sw --filename=/dev/mapper/ssat-q --direct=1 --ioengine=libaio \
+		--rw=randwrite --bssplit=4k/50:24k/30:64k/20 --iodepth=16 --size=$size \
+		--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
+		--output="$WORK/fio.out" >/dev/null 2>&1) &
+	local fio_pid=$!
+	for i in $(seq 8); do
+		sleep 0.3
+		dmsetup message ssat-q 0 queue_depth $(( (i % 4 == 0) ? 0 : i % 4 ))
+		dmsetup message ssat-q 0 priority $([ $((i % 2)) = 0 ] && echo on || echo off)
+		dmsetup message ssat-q 0 debug_inject_high $((i % 2)) 8
+	done
+	wait $fio_pid || { fail "fio verify failed while settings changed"; cat "$WORK/fio.out"; rc=1; }
+	sleep 0.5
+	expect_eq "in flight afterwards" "$(mstat_all ssat-q inflight)" "0 0" || rc=1
+	expect_eq "queued afterwards" "$(mstat_all ssat-q qhigh) $(mstat_all ssat-q qlow)" "0 0 0 0" || rc=1
+	expect_eq "injected reads dispatched" $(( $(mstat ssat-q 0 dhigh) + $(mstat ssat-q 1 dhigh) )) 64 || rc=1
+	return $rc
+}
+
+# Removing a volume waits for internal work DM does not know about: 256
+# injected reads queued one at a time on a 2 ms member take about 0.5 s,
+# and the table may not be freed under them.
+remove_with_injected() {
+	local rc=0 t0 t1
+	vol_create ssat-q 65536 stripe 16 "$(nullb_members 2)" 2 queue_depth 1 || return 1
+	dmsetup message ssat-q 0 debug_inject_high 0 256 || return 1
+	t0=$(date +%s%N)
+	dmsetup remove ssat-q || { fail "remove failed"; rc=1; }
+	t1=$(date +%s%N)
+	info "remove took $(( (t1 - t0) / 1000000 )) ms"
+	[ $(( (t1 - t0) / 1000000 )) -ge 300 ] ||
+		{ fail "remove returned before the injected reads could have completed"; rc=1; }
+	dmsetup info ssat-q >/dev/null 2>&1 && { fail "volume still there"; rc=1; }
+	return $rc
+}
+
+register queue_runtime_switch queue_runtime_switch
+register remove_with_injected remove_with_injected
