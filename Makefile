@@ -47,8 +47,17 @@ $(SSAT)/ssatrace: bpf/ssatrace.bpf.c bpf/vmlinux.h tools/ssatrace/ssatrace.c \
 
 ssatrace: $(SSAT)/ssatrace
 
-unit: $(BUILD)/unit/test_layout
+$(BUILD)/unit/test_disk: tests/unit/test_disk.c tests/unit/kcompat.h \
+		dm-ssastripe/ssa-disk-model.c dm-ssastripe/ssa-disk-model.h
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -Werror -Itests/unit -Idm-ssastripe -o $@ \
+		tests/unit/test_disk.c dm-ssastripe/ssa-disk-model.c -lm
+
+UNIT := $(BUILD)/unit/test_layout $(BUILD)/unit/test_disk
+
+unit: $(UNIT)
 	@$(BUILD)/unit/test_layout
+	@$(BUILD)/unit/test_disk
 
 lint: bootstrap
 	@tests/lint
@@ -56,10 +65,10 @@ lint: bootstrap
 demo: bootstrap module
 	@$(VM) -- tools/demo
 
-check: bootstrap module $(SSAT)/ssatrace $(BUILD)/unit/test_layout
+check: bootstrap module $(SSAT)/ssatrace $(UNIT)
 	@tests/run-all
 
-check-full: bootstrap module $(SSAT)/ssatrace $(BUILD)/unit/test_layout
+check-full: bootstrap module $(SSAT)/ssatrace $(UNIT)
 	@SSA_FULL=1 tests/run-all
 
 bench: bootstrap module $(SSAT)/ssatrace

@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 
 #include "dm-ssastripe.h"
+#include "ssa-disk.h"
 
 /*
  * Optional arguments: each takes one value, a number in [min, max] or, for
@@ -605,19 +606,28 @@ static int __init dm_ssastripe_init(void)
 {
 	int r = dm_register_target(&ssa_target);
 
-	if (r < 0)
+	if (r < 0) {
 		DMERR("register failed %d", r);
+		return r;
+	}
+	r = ssadisk_register();
+	if (r < 0) {
+		DMERR("registering ssadisk failed %d", r);
+		dm_unregister_target(&ssa_target);
+	}
 	return r;
 }
 
 static void __exit dm_ssastripe_exit(void)
 {
+	ssadisk_unregister();
 	dm_unregister_target(&ssa_target);
 }
 
 module_init(dm_ssastripe_init);
 module_exit(dm_ssastripe_exit);
 
-MODULE_DESCRIPTION(DM_NAME " striping target with an explicit fork/join core");
+MODULE_DESCRIPTION(DM_NAME " striping target with an explicit fork/join core, and an emulated disk");
+MODULE_ALIAS("dm-ssadisk");
 MODULE_AUTHOR("dm-ssastripe developers");
 MODULE_LICENSE("GPL");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Just enough of the kernel's types and helpers to compile the module's
- * pure layout code (dm-ssastripe/ssa-layout.c) as a host program.
+ * pure code (dm-ssastripe/ssa-layout.c, ssa-disk-model.c) as a host program.
  */
 #ifndef SSA_KCOMPAT_H
 #define SSA_KCOMPAT_H
@@ -31,6 +31,22 @@ static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
 static inline u64 div_u64(u64 dividend, u32 divisor)
 {
 	return dividend / divisor;
+}
+
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline u64 div64_u64_rem(u64 dividend, u64 divisor, u64 *remainder)
+{
+	*remainder = dividend % divisor;
+	return dividend / divisor;
+}
+
+static inline u64 mul_u64_u32_shr(u64 a, u32 mul, unsigned int shift)
+{
+	return (u64)(((unsigned __int128)a * mul) >> shift);
 }
 
 #endif /* SSA_KCOMPAT_H */

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ssadisk: the service-time model of an emulated mechanical disk.
+ *
+ * Pure functions of the parameters, the disk's state and the time at which
+ * an access starts service: no locking, no allocation, no clock reads.  The
+ * same source is compiled into the module and into the host unit test
+ * (tests/unit/test_disk.c), which checks the geometry, the spindle and the
+ * sampled distributions against their closed forms.
+ *
+ * All times are nanoseconds.  Sectors are 512 bytes.
+ */
+#ifndef SSA_DISK_MODEL_H
+#define SSA_DISK_MODEL_H
+
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/types.h>
+#else
+#include "kcompat.h"
+#endif
+
+enum ssad_mode {
+	SSAD_MECHANICAL,	/* geometry, head position and spindle phase */
+	SSAD_STOCHASTIC,	/* seed 002, section 4.1: random seek and rotation */
+};
+
+#define SSAD_MAX_ZONES		32
+#define SSAD_MAX_CYLINDERS	BIT(24)
+#define SSAD_MAX_HEADS		1024
+#define SSAD_MAX_SPT		BIT(16)
+#define SSAD_PPM		1000000U	/* probabilities: parts per million */
+
+/* A band of cylinders recorded with the same number of sectors per track. */
+struct ssad_zone {
+	u32 cylinders;
+	u32 spt;
+	/* derived by ssad_model_init() */
+	u32 first_cyl;
+	u64 first_sector;
+};
+
+struct ssad_params {
+	u32 mode;		/* enum ssad_mode */
+	u32 cylinders;		/* C */
+	u32 heads;		/* tracks per cylinder */
+	u32 nr_zones;
+	struct ssad_zone zone[SSAD_MAX_ZONES];
+	u64 seek_a;		/* seek time a + b sqrt(distance), distance > 0 */
+	u64 seek_b;		/* ... b: ns per square root of a cylinder */
+	u64 settle;		/* added to a write that moves the arm */
+	u64 rotation;		/* one revolution (R_max) */
+	u64 overhead;		/* command processing, every access */
+	u64 block_time;		/* stochastic mode: transfer of one block */
+	u32 block_sectors;	/* ... the block, in sectors */
+	u32 p_seq;		/* stochastic mode: P{zero seek}, ppm */
+	/* derived by ssad_model_init() */
+	u64 capacity;		/* sectors the geometry holds */
+	u64 p_seq_q32;		/* p_seq scaled to 2^32 */
+};
+
+/* What the disk remembers between accesses. */
+struct ssad_state {
+	u64 rng;		/* splitmix64 state */
+	u64 epoch;		/* the spindle is at angle 0 at epoch + k R */
+	u32 cyl;		/* arm position (mechanical mode) */
+	bool last_valid;
+	u64 last_sector;	/* first sector of the last access served */
+	u64 last_end;		/* ... and when its transfer ended */
+};
+
+/* The cost of one access, and where it left the arm. */
+struct ssad_cost {
+	u64 seek;
+	u64 rot;
+	u64 xfer;
+	u64 total;		/* overhead + seek + rot + xfer */
+	u64 dist_q10;		/* seek distance, 1/1024 cylinder */
+	u32 cyl;		/* cylinder of the access (mechanical mode) */
+};
+
+const char *ssad_model_init(struct ssad_params *p);
+void ssad_state_init(struct ssad_state *s, u64 seed, u64 epoch);
+void ssad_scale(struct ssad_params *p, u32 per_mille);
+
+u32 ssad_cylinder(const struct ssad_params *p, u64 sector);
+void ssad_locate(const struct ssad_params *p, u64 sector, u32 *cyl, u32 *spt,
+		 u32 *index);
+u64 ssad_seek_time(const struct ssad_params *p, u64 dist_q10, bool write);
+u64 ssad_rand(struct ssad_state *s);
+u64 ssad_draw_distance(const struct ssad_params *p, struct ssad_state *s);
+u64 ssad_isqrt(u64 x);
+
+void ssad_service(const struct ssad_params *p, struct ssad_state *s,
+		  bool write, u64 sector, u32 len, u64 start,
+		  struct ssad_cost *c);
+
+#endif /* SSA_DISK_MODEL_H */

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ssadisk tracepoints: when the modelled disk starts and ends serving each
+ * access.  Part of the tracing ABI (Documentation/ssadisk.rst): fields are
+ * only ever appended.
+ *
+ * The model's times (arrival, start, end) are CLOCK_MONOTONIC nanoseconds,
+ * the clock of bpf_ktime_get_ns() and of the ssastripe events' timestamps.
+ * An event fires when the timer that carries it runs, which may be a little
+ * later than the model time it reports; the difference is timer lateness.
+ *
+ *   ssadisk_service_start   the access takes the disk (queue time ends)
+ *   ssadisk_service_end     the modelled service ends; the data goes to the
+ *                           backing device now
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM ssadisk
+
+#if !defined(_SSA_DISK_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _SSA_DISK_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <linux/kdev_t.h>
+
+#define ssad_show_op(op) __print_symbolic(op, { 0, "read" }, { 1, "write" })
+
+TRACE_EVENT(ssadisk_service_start,
+	TP_PROTO(dev_t dev, u64 id, u8 op, u64 sector, u32 len, u64 arrival,
+		 u64 start, u64 end, u64 seek, u64 rot, u64 xfer, u64 dist_q10),
+	TP_ARGS(dev, id, op, sector, len, arrival, start, end, seek, rot, xfer,
+		dist_q10),
+	TP_STRUCT__entry(
+		__field(u64, id)
+		__field(u64, sector)
+		__field(u64, arrival)
+		__field(u64, start)
+		__field(u64, end)
+		__field(u64, seek)
+		__field(u64, rot)
+		__field(u64, xfer)
+		__field(u64, dist_q10)
+		__field(dev_t, dev)
+		__field(u32, len)
+		__field(u8, op)
+	),
+	TP_fast_assign(
+		__entry->id = id;
+		__entry->sector = sector;
+		__entry->arrival = arrival;
+		__entry->start = start;
+		__entry->end = end;
+		__entry->seek = seek;
+		__entry->rot = rot;
+		__entry->xfer = xfer;
+		__entry->dist_q10 = dist_q10;
+		__entry->dev = dev;
+		__entry->len = len;
+		__entry->op = op;
+	),
+	TP_printk("dev %d:%d id %llu %s sector %llu len %u arrival %llu start %llu end %llu seek %llu rot %llu xfer %llu dist_q10 %llu",
+		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->id,
+		  ssad_show_op(__entry->op), __entry->sector, __entry->len,
+		  __entry->arrival, __entry->start,
+		  __entry->end, __entry->seek, __entry->rot, __entry->xfer,
+		  __entry->dist_q10)
+);
+
+TRACE_EVENT(ssadisk_service_end,
+	TP_PROTO(dev_t dev, u64 id, u8 op, u64 sector, u32 len, u64 start,
+		 u64 end),
+	TP_ARGS(dev, id, op, sector, len, start, end),
+	TP_STRUCT__entry(
+		__field(u64, id)
+		__field(u64, sector)
+		__field(u64, start)
+		__field(u64, end)
+		__field(dev_t, dev)
+		__field(u32, len)
+		__field(u8, op)
+	),
+	TP_fast_assign(
+		__entry->id = id;
+		__entry->sector = sector;
+		__entry->start = start;
+		__entry->end = end;
+		__entry->dev = dev;
+		__entry->len = len;
+		__entry->op = op;
+	),
+	TP_printk("dev %d:%d id %llu %s sector %llu len %u start %llu end %llu",
+		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->id,
+		  ssad_show_op(__entry->op), __entry->sector, __entry->len,
+		  __entry->start, __entry->end)
+);
+
+#endif /* _SSA_DISK_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE ssa-disk-trace
+#include <trace/define_trace.h>

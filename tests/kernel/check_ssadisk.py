@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Check ssadisk measurements against the models of tools/pylib/ssa.
+
+  check_ssadisk.py moments STATUS --scale S [--p-seq P] [--tol 0.03]
+      service-time mean and second moment of random 4 KiB reads in
+      stochastic mode against seed 002's E[X + T] and E[(X + T)^2]
+  check_ssadisk.py seek STATUS --cylinders C [--tol 0.03]
+      mean seek distance of uniformly random accesses against C/3
+  check_ssadisk.py pk STATUS [--tol 0.05]
+      mean response time against Pollaczek-Khinchine, with the arrival rate
+      and the service moments measured from the same run
+  check_ssadisk.py pk-trace TRACE [--tol 0.05]
+      the same from the ftrace record of every access; also checks that
+      the arrivals were Poisson-like and the server a FIFO single server
+  check_ssadisk.py rmw-io DEV --offset BYTES
+      read 4 KiB with O_DIRECT, then write it back at once (one process)
+  check_ssadisk.py rmw TRACE --rotation NS --xfer NS [--late-ms L]
+      a read then write of one block, from the ftrace capture (mono clock)
+
+STATUS is the text of `dmsetup status` for one ssadisk target.  Exit status
+0 when the check passes; the numbers are printed either way.
+"""
+import argparse
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "pylib"))
+from ssa.disk import Disk  # noqa: E402
+
+FIELDS = ("start", "len", "target", "mode", "sched", "ios", "reads", "writes",
+          "queued", "elapsed_ms", "util", "svc_mean_us", "svc_m2_us2",
+          "resp_mean_us", "seek_mean", "late_mean_us")
+
+
+def parse_status(text: str) -> dict:
+    f = text.split()
+    if len(f) != len(FIELDS) or f[2] != "ssadisk":
+        raise SystemExit(f"not an ssadisk status line: {text!r}")
+    out = dict(zip(FIELDS, f))
+    for k in FIELDS[5:]:
+        out[k] = float(out[k])
+    return out
+
+
+def report(name: str, got: float, want: float, tol: float) -> bool:
+    err = got / want - 1
+    ok = abs(err) <= tol
+    print(f"{'ok' if ok else 'FAIL'}: {name} measured {got:.6g}, model {want:.6g}, "
+          f"error {100 * err:+.2f} % (tolerance {100 * tol:.0f} %)")
+    return ok
+
+
+def cmd_moments(a) -> bool:
+    st = parse_status(a.status)
+    s = a.scale
+    # the ct1992 preset; 4 KiB = one block
+    d = Disk(cylinders=1200, seek_a=3e-3 * s, seek_b=0.5e-3 * s,
+             rmax=60 / 3600 * s, alpha=1.3e-3 * s, p_seq=a.p_seq)
+    m1, m2, _ = d.read_moments()
+    print(f"# {st['ios']:.0f} I/Os")
+    ok = st["ios"] >= a.min_ios or print(f"FAIL: fewer than {a.min_ios} I/Os")
+    ok = report("E[S] (us)", st["svc_mean_us"], m1 * 1e6, a.tol) and ok
+    ok = report("E[S^2] (us^2)", st["svc_m2_us2"], m2 * 1e12, a.tol) and ok
+    return bool(ok)
+
+
+def cmd_seek(a) -> bool:
+    st = parse_status(a.status)
+    print(f"# {st['ios']:.0f} I/Os")
+    return report("mean seek distance (cylinders)", st["seek_mean"],
+                  a.cylinders / 3, a.tol)
+
+
+def cmd_pk(a) -> bool:
+    st = parse_status(a.status)
+    lam = st["ios"] / (st["elapsed_ms"] / 1e3)
+    es = st["svc_mean_us"] / 1e6
+    es2 = st["svc_m2_us2"] / 1e12
+    rho = lam * es
+    pk = es + lam * es2 / (2 * (1 - rho))
+    print(f"# {st['ios']:.0f} I/Os, lambda {lam:.2f}/s, E[S] {es * 1e3:.4f} ms, "
+          f"rho {rho:.3f} (status utilization {st['util']:.3f})")
+    ok = 0.4 <= rho <= 0.6 or print("FAIL: utilization not near 0.5")
+    return report("mean response time (ms)", st["resp_mean_us"] / 1e3, pk * 1e3,
+                  a.tol) and bool(ok)
+
+
+def cmd_pk_trace(a) -> bool:
+    """M/G/1 from the per-access record: arrivals, starts and ends."""
+    ev = sorted((e for e in parse_trace(a.trace) if e["ev"] == "start"),
+                key=lambda e: e["id"])
+    if len(ev) < 1000:
+        print(f"FAIL: only {len(ev)} accesses traced")
+        return False
+    arr = [e["arrival"] for e in ev]
+    gaps = [b - x for x, b in zip(arr, arr[1:])]
+    n = len(gaps)
+    mg = sum(gaps) / n
+    cv2 = (sum(g * g for g in gaps) / n - mg * mg) / (mg * mg)
+    svc = [e["end"] - e["start"] for e in ev]
+    es = sum(svc) / len(svc) / 1e9
+    es2 = sum(x * x for x in svc) / len(svc) / 1e18
+    lam = 1e9 / mg
+    rho = lam * es
+    resp = sum(e["end"] - e["arrival"] for e in ev) / len(ev) / 1e9
+    pk = es + lam * es2 / (2 * (1 - rho))
+    # FIFO, one server: every start is max(arrival, previous end)
+    fifo = all(e["start"] == max(e["arrival"], p["end"]) for p, e in zip(ev, ev[1:]))
+    print(f"# {len(ev)} accesses, lambda {lam:.2f}/s, inter-arrival CV^2 {cv2:.3f}, "
+          f"E[S] {es * 1e3:.4f} ms, rho {rho:.3f}")
+    ok = True
+    for name, good in (("one FIFO server: start = max(arrival, previous end)", fifo),
+                       ("arrivals look Poisson (CV^2 of gaps within 0.85-1.15)",
+                        0.85 <= cv2 <= 1.15),
+                       ("utilization near 0.5", 0.4 <= rho <= 0.6)):
+        print(f"{'ok' if good else 'FAIL'}: {name}")
+        ok = ok and good
+    return report("mean response time (ms)", resp * 1e3, pk * 1e3, a.tol) and ok
+
+
+EV = re.compile(r"^\s*\S+\s+\[\d+\].*?\s([\d.]+): ssadisk_service_(start|end): (.*)$")
+
+
+def parse_trace(path: str) -> list:
+    events = []
+    for line in Path(path).read_text().splitlines():
+        m = EV.match(line)
+        if not m:
+            continue
+        kv = m.group(3).split()
+        fields = {"ts": round(float(m.group(1)) * 1e9), "ev": m.group(2)}
+        fields["op"] = kv[4]
+        for i in range(5, len(kv) - 1, 2):
+            fields[kv[i]] = int(kv[i + 1])
+        fields["id"] = int(kv[3])
+        events.append(fields)
+    return events
+
+
+def cmd_rmw(a) -> bool:
+    ev = parse_trace(a.trace)
+    starts = [e for e in ev if e["ev"] == "start"]
+    ends = {e["id"]: e for e in ev if e["ev"] == "end"}
+    ok = True
+    # the write, and the access served just before it: the read
+    wi = [i for i, e in enumerate(starts) if e["op"] == "write"]
+    if not wi or wi[-1] == 0:
+        print(f"FAIL: no write after a read among {len(starts)} service starts")
+        return False
+    r, w = starts[wi[-1] - 1], starts[wi[-1]]
+    print(f"# read  {r}\n# write {w}")
+    if not (r["op"] == "read" and w["op"] == "write" and r["sector"] == w["sector"]):
+        print("FAIL: the last two accesses are not a read and a write of one block")
+        return False
+    R, T = a.rotation, a.xfer
+    checks = [
+        ("the write arrived before the block came round",
+         w["arrival"] < r["end"] + R),
+        ("the write does not seek", w["seek"] == 0 and w["dist_q10"] == 0),
+        ("the write's wait ends one rotation after the read's transfer",
+         w["start"] + w["rot"] == r["end"] + R),
+        ("each transfers T", r["xfer"] == T and w["xfer"] == T),
+        ("read start to write end is X + T + R_max + T",
+         w["end"] - r["start"] == r["seek"] + r["rot"] + T + R + T),
+    ]
+    for name, good in checks:
+        print(f"{'ok' if good else 'FAIL'}: {name}")
+        ok = ok and good
+    # the events themselves fire at the model's times, give or take the
+    # lateness of the timer
+    for e in (r, w):
+        end = ends.get(e["id"])
+        if not end:
+            print(f"FAIL: no service end for id {e['id']}")
+            return False
+        late = (end["ts"] - e["end"]) / 1e6
+        good = -0.05 <= late <= a.late_ms
+        print(f"{'ok' if good else 'FAIL'}: {e['op']} end delivered {late:.3f} ms after the model "
+              f"(allowed {a.late_ms} ms)")
+        ok = ok and good
+    return ok
+
+
+def cmd_rmw_io(a) -> bool:
+    """Read a block and write it straight back, as one process would."""
+    import mmap
+    import os
+    buf = mmap.mmap(-1, 4096)
+    fd = os.open(a.dev, os.O_RDWR | os.O_DIRECT)
+    try:
+        got = os.preadv(fd, [buf], a.offset)
+        put = os.pwritev(fd, [buf], a.offset)
+    finally:
+        os.close(fd)
+    return got == put == 4096
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("moments")
+    p.add_argument("status")
+    p.add_argument("--scale", type=float, default=1.0)
+    p.add_argument("--p-seq", type=float, default=0.0)
+    p.add_argument("--tol", type=float, default=0.03)
+    p.add_argument("--min-ios", type=int, default=5000)
+    p = sub.add_parser("seek")
+    p.add_argument("status")
+    p.add_argument("--cylinders", type=int, required=True)
+    p.add_argument("--tol", type=float, default=0.03)
+    p = sub.add_parser("pk")
+    p.add_argument("status")
+    p.add_argument("--tol", type=float, default=0.05)
+    p = sub.add_parser("pk-trace")
+    p.add_argument("trace")
+    p.add_argument("--tol", type=float, default=0.05)
+    p = sub.add_parser("rmw")
+    p.add_argument("trace")
+    p.add_argument("--rotation", type=int, required=True)
+    p.add_argument("--xfer", type=int, required=True)
+    p.add_argument("--late-ms", type=float, default=5.0)
+    p = sub.add_parser("rmw-io")
+    p.add_argument("dev")
+    p.add_argument("--offset", type=int, default=0)
+    a = ap.parse_args()
+    return 0 if {"moments": cmd_moments, "seek": cmd_seek, "pk": cmd_pk,
+                 "pk-trace": cmd_pk_trace, "rmw": cmd_rmw,
+                 "rmw-io": cmd_rmw_io}[a.cmd](a) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,329 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# ssadisk, the emulated disk: data passes through, service times follow the
+# model of seed 002 section 4.1 (stochastic) or the geometry (mechanical),
+# a read-modify-write costs X + T + R_max + T, Poisson arrivals queue as
+# M/G/1 predicts, and suspend/removal never wait on the model.
+# Numbers are checked by check_ssadisk.py against tools/pylib/ssa.
+
+CHECK_DISK="$TOP/.venv/bin/python3 $TOP/tests/kernel/check_ssadisk.py"
+
+# ssadisk status, one line (no target name prefix)
+dstat() { dmsetup status "$1"; }
+
+disk_create() {	# disk_create NAME DEV SECTORS ARGS...
+	local name=$1 dev=$2 len=$3
+	shift 3
+	local -a a=($*)
+	dmsetup create "$name" --table "0 $len ssadisk $dev 0 ${#a[@]} $*" ||
+		{ fail "ssadisk table refused: $*"; dmesg | tail -2; return 1; }
+	udevadm settle 2>/dev/null || true
+}
+
+# A mechanical geometry that fills a 64000-sector (31.25 MiB) ramdisk area.
+MECH="mode mechanical cylinders 1000 heads 2 sectors_per_track 32 rpm 7200 seek_a 3ms seek_b 0.5ms"
+
+ssadisk_verify() {
+	local size=$((8 << 20)) rc=0
+	disk_create ssat-d0 /dev/ram0 $((size / 512)) preset ct1992 time_scale 0.02 || return 1
+	run_fio verify.fio DEV=/dev/mapper/ssat-d0 SIZE=$size \
+		BSSPLIT="512/10:4k/40:12k/20:64k/20:1m/10" || { fail "fio verify (stochastic)"; rc=1; }
+	# mechanical, two zones, LOOK over a window of 8, spread over the disk
+	disk_create ssat-d1 /dev/ram1 $((size / 512)) mode mechanical cylinders 200 heads 2 \
+		zones 2 120 64 80 40 rpm 10000 seek_a 1ms seek_b 100us settle 300us \
+		overhead 50us sched look queue_limit 8 time_scale 0.1 spread || return 1
+	run_fio verify.fio DEV=/dev/mapper/ssat-d1 SIZE=$size \
+		BSSPLIT="512/10:4k/40:12k/20:64k/20:1m/10" || { fail "fio verify (mechanical, look)"; rc=1; }
+	local -a s
+	read -ra s <<< "$(dstat ssat-d1)"
+	[ "${s[5]}" -gt 100 ] || { fail "ssat-d1 served only ${s[5]} I/Os"; rc=1; }
+	expect_eq "nothing queued after fio" "${s[8]}" 0 || rc=1
+	return $rc
+}
+
+# ssastripe over three emulated disks, each a single server
+ssadisk_under_stripe() {
+	local size=$((6 << 20)) i m="" rc=0
+	for i in 0 1 2; do
+		disk_create ssat-m$i /dev/ram$i $((size / 512 / 3)) preset ct1992 time_scale 0.02 || return 1
+		m+="/dev/mapper/ssat-m$i 0 "
+	done
+	vol_create ssat-v $((size / 512)) stripe 16 "${m% }" 2 queue_depth 1 || return 1
+	run_fio verify.fio DEV=/dev/mapper/ssat-v SIZE=$size \
+		BSSPLIT="512/10:4k/40:12k/20:64k/20:256k/10" || { fail "fio verify over ssadisk members"; rc=1; }
+	# every child the stripe dispatched was served by a disk
+	local served=0 disp=0 s
+	for i in 0 1 2; do
+		read -ra s <<< "$(dstat ssat-m$i)"
+		served=$((served + s[5]))
+	done
+	for i in 0 1 2; do disp=$((disp + $(mstat ssat-v $i dlow))); done
+	# the disks also served udev's probes of themselves before the stripe
+	[ "$served" -ge "$disp" ] && [ "$disp" -gt 100 ] ||
+		{ fail "children dispatched $disp, disk accesses served $served"; rc=1; }
+	dmsetup remove ssat-v
+	return $rc
+}
+
+# bad_disk NAME "ARGS" WANT [LEN]: ARGS go after "<dev> <offset>", counted
+# for the table unless they start with '#' (then they are taken as written).
+bad_disk() {
+	local name=$1 args=$2 want=$3 len=${4:-64000} log
+	if [[ $args == "#"* ]]; then
+		args=${args#\#}
+	else
+		local -a a=($args)
+		args="${#a[@]} $args"
+	fi
+	klog_mark
+	if dmsetup create ssat-bad --table "0 $len ssadisk /dev/ram1 0 $args" >/dev/null 2>&1; then
+		dmsetup remove ssat-bad
+		fail "$name: table was accepted: $args"
+		return 1
+	fi
+	log=$(klog_since)
+	grep -qF -- "$want" <<< "$log" || { fail "$name: kernel log lacks '$want'"; echo "$log" | tail -3; return 1; }
+	[ -z "$(ls /sys/block/ram1/holders)" ] || { fail "$name: ram1 still held"; return 1; }
+}
+
+ssadisk_bad_tables() {
+	local rc=0
+	bad_disk count "#x" "Invalid number of ssadisk arguments" || rc=1
+	bad_disk count-short "#3 mode stochastic" "Invalid number of ssadisk arguments" || rc=1
+	bad_disk extra "#2 mode stochastic junk" "Too many ssadisk arguments" || rc=1
+	bad_disk unknown "frobnicate 1" "Unknown ssadisk argument" || rc=1
+	bad_disk no-value "rpm" "Missing value" || rc=1
+	bad_disk preset "preset ct2042" "Unknown preset" || rc=1
+	bad_disk preset-late "rpm 5400 preset ct1992" "preset must be the first" || rc=1
+	bad_disk mode "mode quantum" "Invalid mode" || rc=1
+	bad_disk sched "sched elevator" "Invalid sched" || rc=1
+	bad_disk look-stochastic "sched look" "sched look needs mode mechanical" || rc=1
+	bad_disk time-unit "seek_a 3" "Invalid time" || rc=1
+	bad_disk time-neg "seek_a -3ms" "Invalid time" || rc=1
+	bad_disk time-huge "seek_a 2000s" "Invalid time" || rc=1
+	bad_disk one-cyl "cylinders 1" "Invalid cylinders" || rc=1
+	bad_disk rpm0 "rpm 0" "Invalid rpm" || rc=1
+	bad_disk heads "heads 0" "Invalid heads" || rc=1
+	bad_disk blocksize "block_size 1000" "Invalid block_size" || rc=1
+	bad_disk p-seq "p_seq 1.5" "Invalid p_seq" || rc=1
+	bad_disk p-seq-digits "p_seq 0.12345678" "Invalid p_seq" || rc=1
+	bad_disk scale0 "time_scale 0" "Invalid time_scale" || rc=1
+	bad_disk scale-huge "time_scale 5000" "Invalid time_scale" || rc=1
+	bad_disk scale-rotation "rotation 50s time_scale 2" "time_scale makes a time too long" || rc=1
+	bad_disk zones-short "mode mechanical cylinders 100 heads 1 zones 2 40 32 50" \
+		"Invalid zones" || rc=1
+	bad_disk zones-cover "mode mechanical cylinders 100 heads 1 zones 2 40 32 50 16" \
+		"zones must cover the cylinders exactly" || rc=1
+	bad_disk zones-many "zones 33 1 1" "Invalid zones" || rc=1
+	bad_disk spt-rotation "mode mechanical sectors_per_track 60000 rotation 10us" \
+		"too large for the rotation" || rc=1
+	bad_disk too-small "$MECH" "larger than the modelled disk" 64001 || rc=1
+	local t want
+	for t in "ssadisk /dev/ram1:argument count" "ssadisk /dev/ram1 x:device offset" \
+		"ssadisk /dev/nonexistent 0:Backing device lookup failed"; do
+		want=${t#*:}
+		klog_mark
+		dmsetup create ssat-bad --table "0 64000 ${t%%:*}" >/dev/null 2>&1 &&
+			{ fail "accepted: ${t%%:*}"; dmsetup remove ssat-bad; rc=1; }
+		grep -qF "$want" <<< "$(klog_since)" || { fail "no '$want' for '${t%%:*}'"; rc=1; }
+	done
+	# a device larger than its backing area is DM's to refuse
+	dmsetup create ssat-bad --table "0 $(($(sectors /dev/ram1) + 8)) ssadisk /dev/ram1 0" \
+		>/dev/null 2>&1 && { fail "a target beyond the backing device was accepted"; rc=1; }
+	# the table reads back and reloads as printed
+	disk_create ssat-d /dev/ram1 64000 $MECH settle 0.25ms overhead 100us sched look \
+		queue_limit 4 time_scale 0.5 seed 7 || return 1
+	t=$(dmsetup table ssat-d)
+	[[ $t == *"rotation 8333333ns seek_a 3ms seek_b 500us settle 250us overhead 100us"* &&
+	   $t == *"sched look queue_limit 4 time_scale 0.500 seed 7"* ]] ||
+		{ fail "table reads back as '$t'"; rc=1; }
+	dmsetup reload ssat-d --table "$t" && dmsetup suspend ssat-d && dmsetup resume ssat-d ||
+		{ fail "the printed table does not reload"; rc=1; }
+	expect_eq "table after reload" "$(dmsetup table ssat-d)" "$t" || rc=1
+	dmsetup message ssat-d 0 frobnicate 2>/dev/null && { fail "bad message accepted"; rc=1; }
+	dmsetup message ssat-d 0 reset_stats || { fail "reset_stats refused"; rc=1; }
+	return $rc
+}
+
+# Random 4 KiB reads: E[S] and E[S^2] against seed 002, eq. 5, for p_s = 0
+# and 0.3, on two disks at once; the ftrace counts match the status.
+ssadisk_moments() {
+	local n=8000 scale=0.1 rc=0 len=131072 s0 s1 ev
+	disk_create ssat-d0 /dev/ram0 $len preset ct1992 time_scale $scale || return 1
+	disk_create ssat-d1 /dev/ram1 $len preset ct1992 p_seq 0.3 time_scale $scale || return 1
+	mountpoint -q $TR || mount -t tracefs nodev $TR
+	echo 0 > $TR/tracing_on
+	echo 8192 > $TR/buffer_size_kb
+	echo > $TR/trace
+	echo 'dev == '"$(dev_t_of ssat-d0)" > $TR/events/ssadisk/ssadisk_service_end/filter
+	echo 1 > $TR/events/ssadisk/ssadisk_service_end/enable
+	dmsetup message ssat-d0 0 reset_stats
+	dmsetup message ssat-d1 0 reset_stats
+	echo 1 > $TR/tracing_on
+	(cd /tmp && DEV=/dev/mapper/ssat-d0 NIOS=$n DEPTH=4 fio --section=closed \
+		--output=/tmp/ssat-f0.out "$TOP/tests/fio/ssadisk.fio") &
+	local p0=$!
+	(cd /tmp && DEV=/dev/mapper/ssat-d1 NIOS=$n DEPTH=4 fio --section=closed \
+		--output=/tmp/ssat-f1.out "$TOP/tests/fio/ssadisk.fio") &
+	wait $p0 $! || { fail "fio failed"; rc=1; }
+	echo 0 > $TR/tracing_on
+	s0=$(dstat ssat-d0)
+	s1=$(dstat ssat-d1)
+	ev=$(grep -c 'ssadisk_service_end:' $TR/trace)
+	echo 0 > $TR/events/ssadisk/ssadisk_service_end/enable
+	echo 0 > $TR/events/ssadisk/ssadisk_service_end/filter
+	echo > $TR/trace
+	info "p_s 0: $s0"
+	info "p_s 0.3: $s1"
+	$CHECK_DISK moments "$s0" --scale $scale || rc=1
+	$CHECK_DISK moments "$s1" --scale $scale --p-seq 0.3 || rc=1
+	local -a f
+	read -ra f <<< "$s0"
+	expect_eq "service ends traced = I/Os in status" "$ev" "${f[5]}" || rc=1
+	expect_eq "I/Os in status = fio's reads" "${f[5]}" "$n" || rc=1
+	return $rc
+}
+
+dev_t_of() {	# the dev_t of a dm device as the kernel encodes it (MKDEV)
+	local mm
+	mm=$(dmsetup info -c --noheadings -o major,minor "$1")
+	echo $(( (${mm%%:*} << 20) | ${mm##*:} ))
+}
+
+# Mechanical: uniformly random cylinders are C/3 apart (FIFO); LOOK with a
+# queue of 16 cuts the distance to a fraction of that.
+ssadisk_seek() {
+	local n=6000 rc=0 s0 s1
+	disk_create ssat-d0 /dev/ram0 64000 $MECH time_scale 0.1 || return 1
+	disk_create ssat-d1 /dev/ram1 64000 $MECH sched look time_scale 0.1 || return 1
+	dmsetup message ssat-d0 0 reset_stats
+	dmsetup message ssat-d1 0 reset_stats
+	(cd /tmp && DEV=/dev/mapper/ssat-d0 NIOS=$n DEPTH=4 fio --section=closed \
+		--output=/tmp/ssat-f0.out "$TOP/tests/fio/ssadisk.fio") &
+	local p0=$!
+	(cd /tmp && DEV=/dev/mapper/ssat-d1 NIOS=2000 DEPTH=16 fio --section=closed \
+		--output=/tmp/ssat-f1.out "$TOP/tests/fio/ssadisk.fio") &
+	wait $p0 $! || { fail "fio failed"; rc=1; }
+	s0=$(dstat ssat-d0)
+	s1=$(dstat ssat-d1)
+	info "fifo: $s0"
+	info "look: $s1"
+	$CHECK_DISK seek "$s0" --cylinders 1000 || rc=1
+	local -a f
+	read -ra f <<< "$s1"
+	awk -v d="${f[14]}" 'BEGIN { exit !(d < 1000 / 3 / 2) }' ||
+		{ fail "LOOK at depth 16: mean seek distance ${f[14]}, not below C/6"; rc=1; }
+	return $rc
+}
+
+# Seed 002 eq. 6: a read and then a write of the same block, back to back,
+# cost X + T + R_max + T: the write, arriving while the block is still going
+# round, starts its transfer exactly one rotation after the read's ended.
+ssadisk_rmw() {
+	local rc=0
+	mkdir -p "$WORK"
+	disk_create ssat-d /dev/ram0 131072 preset ct1992 || return 1
+	ssadisk_trace_start
+	$CHECK_DISK rmw-io /dev/mapper/ssat-d --offset $((4 << 20)) || { fail "read/write failed"; rc=1; }
+	ssadisk_trace_stop "$WORK/rmw.trace"
+	# 3600 rpm; 4 KiB is one block of 1.3 ms
+	$CHECK_DISK rmw "$WORK/rmw.trace" --rotation 16666667 --xfer 1300000 || rc=1
+	return $rc
+}
+
+ssadisk_trace_start() {	# [FILTER]: the ssadisk events on the mono clock
+	mountpoint -q $TR || mount -t tracefs nodev $TR
+	echo 0 > $TR/tracing_on
+	echo mono > $TR/trace_clock
+	echo 16384 > $TR/buffer_size_kb
+	echo > $TR/trace
+	echo "${1:-0}" > $TR/events/ssadisk/filter
+	[ -n "${1:-}" ] || echo 0 > $TR/events/ssadisk/filter
+	echo 1 > $TR/events/ssadisk/enable
+	echo 1 > $TR/tracing_on
+}
+
+ssadisk_trace_stop() {	# FILE
+	echo 0 > $TR/tracing_on
+	cat $TR/trace > "$1"
+	echo 0 > $TR/events/ssadisk/enable
+	echo 0 > $TR/events/ssadisk/filter
+	echo local > $TR/trace_clock
+	echo > $TR/trace
+}
+
+# Poisson arrivals at utilization 0.5: the mean response time is the
+# Pollaczek-Khinchine value for the service times the disk drew.
+ssadisk_pk() {
+	local n=12000 scale=0.2 rc=0 s
+	mkdir -p "$WORK"
+	disk_create ssat-d /dev/ram0 131072 preset ct1992 time_scale $scale || return 1
+	# E[S] = 21.871 ms at scale 1 (seed 002, eq. 5, R_max 16.667 ms); rho = 0.5
+	local rate
+	rate=$(awk -v s=$scale 'BEGIN { printf "%d", 0.5 / (0.021871 * s) }')
+	ssadisk_trace_start "dev == $(dev_t_of ssat-d)"
+	echo 0 > $TR/events/ssadisk/ssadisk_service_end/enable
+	dmsetup message ssat-d 0 reset_stats
+	(cd /tmp && DEV=/dev/mapper/ssat-d NIOS=$n RATE=$rate fio --section=poisson \
+		--output=/tmp/ssat-f0.out "$TOP/tests/fio/ssadisk.fio") || { fail "fio failed"; rc=1; }
+	s=$(dstat ssat-d)
+	ssadisk_trace_stop "$WORK/pk.trace"
+	info "rate $rate/s: $s"
+	grep -E 'lat \(usec\)|clat \(|iops' /tmp/ssat-f0.out | sed 's/^/# fio: /'
+	$CHECK_DISK pk-trace "$WORK/pk.trace" || rc=1
+	return $rc
+}
+
+# Suspend and removal release queued I/O at once instead of waiting for a
+# slowed-down disk to work through it; data stays intact.
+ssadisk_suspend() {
+	local rc=0 size=$((4 << 20)) t0 t1 pid
+	# time_scale 20: a random 4 KiB read costs about 0.44 s
+	disk_create ssat-d /dev/ram0 $((size / 512)) preset ct1992 time_scale 20 || return 1
+	(cd /tmp && fio --name=w --filename=/dev/mapper/ssat-d --ioengine=libaio --direct=1 \
+		--rw=randwrite --bs=4k --size=$size --iodepth=32 --verify=crc32c \
+		--verify_fatal=1 --verify_state_save=0 --output=/tmp/ssat-fs.out) &
+	pid=$!
+	sleep 3
+	local -a f
+	read -ra f <<< "$(dstat ssat-d)"
+	[ "${f[8]}" -gt 8 ] || { fail "expected a queue, status says ${f[8]} waiting"; rc=1; }
+	t0=$(date +%s%N)
+	dmsetup suspend ssat-d || { fail "suspend failed"; rc=1; }
+	t1=$(date +%s%N)
+	info "suspend with ${f[8]} queued took $(((t1 - t0) / 1000000)) ms"
+	[ $(((t1 - t0) / 1000000)) -lt 3000 ] || { fail "suspend waited for the model"; rc=1; }
+	read -ra f <<< "$(dstat ssat-d)"
+	expect_eq "queue empty while suspended" "${f[8]}" 0 || rc=1
+	# back at full speed for the rest of the run
+	dmsetup reload ssat-d --table "$(dmsetup table ssat-d | sed 's/time_scale 20.000/time_scale 0.010/')"
+	dmsetup resume ssat-d || { fail "resume failed"; rc=1; }
+	wait $pid || { fail "fio verify failed across the suspend"; cat /tmp/ssat-fs.out; rc=1; }
+	# removal of a busy, slow disk: queue I/O, then remove with --force
+	# (which replaces the table with an error target after suspending)
+	dmsetup reload ssat-d --table "$(dmsetup table ssat-d | sed 's/time_scale 0.010/time_scale 20.000/')"
+	dmsetup suspend ssat-d && dmsetup resume ssat-d
+	dd if=/dev/mapper/ssat-d of=/dev/null bs=4k count=64 iflag=direct 2>/dev/null &
+	pid=$!
+	sleep 1
+	rmmod dm_ssastripe 2>/dev/null && { fail "rmmod succeeded while ssadisk is in use"; rc=1; }
+	t0=$(date +%s%N)
+	dmsetup remove --force ssat-d >/dev/null 2>&1
+	wait $pid
+	dmsetup info ssat-d >/dev/null 2>&1 && dmsetup remove ssat-d
+	t1=$(date +%s%N)
+	info "forced removal took $(((t1 - t0) / 1000000)) ms"
+	[ $(((t1 - t0) / 1000000)) -lt 10000 ] || { fail "removal waited for the model"; rc=1; }
+	dmsetup info ssat-d >/dev/null 2>&1 && { fail "ssat-d still exists"; rc=1; }
+	# nothing of the disk outlives it: the module unloads
+	rmmod dm_ssastripe || { fail "rmmod failed after removal"; rc=1; }
+	return $rc
+}
+
+register ssadisk_verify ssadisk_verify
+register ssadisk_under_stripe ssadisk_under_stripe
+register ssadisk_bad_tables ssadisk_bad_tables
+register ssadisk_moments ssadisk_moments
+register ssadisk_seek ssadisk_seek
+register ssadisk_rmw ssadisk_rmw
+register ssadisk_pk ssadisk_pk
+register ssadisk_suspend ssadisk_suspend
