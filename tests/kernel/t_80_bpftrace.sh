@@ -41,3 +41,27 @@ register bpftrace_ssalat bt_script ssalat.bt '^@usecs\[254, [0-9]+, read\]:' '^@
 register bpftrace_ssaqueue bt_script ssaqueue.bt '^@wait_us\[254, [0-9]+, 3, low\]:' '^@service_us\[254, [0-9]+, 0, low\]:'
 register bpftrace_ssaskew bt_script ssaskew.bt '^@skew_us\[(256|1024)\]:' '^@straggler\[[0-3]\]: [0-9]+'
 register bpftrace_ssasnoop bt_script ssasnoop.bt '^FORK_NS' '^[0-9]+ +[0-9]+ +254:[0-9]+ +[0-9]+ +W +[0-9]+ +2048 +4 '
+
+# ssadisk.bt over a stripe of three emulated disks
+bt_ssadisk() {
+	local i m="" rc=0
+	command -v bpftrace >/dev/null || { skip "bpftrace not installed"; return; }
+	mkdir -p "$WORK"
+	for i in 0 1 2 3; do
+		dmsetup create ssat-m$i --table "0 16384 ssadisk /dev/ram$i 0 2 time_scale 0.01" || return 1
+		m+="/dev/mapper/ssat-m$i 0 "
+	done
+	udevadm settle 2>/dev/null
+	vol_create ssat-b 65536 stripe 64 "${m% }" 2 queue_depth 1 || return 1
+	bt_run ssadisk.bt "$WORK/bt.out" || return 1
+	head -c 3000 "$WORK/bt.out"
+	local re
+	for re in '^@queue_us\[254, [0-9]+, read\]:' '^@service_us\[254, [0-9]+, write\]:' \
+		'^@rot_us\[254, [0-9]+, read\]:' '^@seek_cyl\[254, [0-9]+\]: [0-9]+' '^@late_us\[254, [0-9]+\]:'; do
+		grep -Eq -- "$re" "$WORK/bt.out" || { fail "ssadisk.bt output lacks /$re/"; rc=1; }
+	done
+	grep -qi "error" "$WORK/bt.out" && { fail "ssadisk.bt reported an error"; rc=1; }
+	dmsetup remove ssat-b
+	return $rc
+}
+register bpftrace_ssadisk bt_ssadisk
