@@ -344,6 +344,7 @@ static void ssad_postsuspend(struct dm_target *ti)
 	flush_workqueue(sc->wq);
 }
 
+/* Model again: after resume, or when the suspend did not happen. */
 static void ssad_resume(struct dm_target *ti)
 {
 	struct ssad_ctx *sc = ti->private;
@@ -898,6 +899,7 @@ static struct target_type ssad_target = {
 	.dtr = ssad_dtr,
 	.map = ssad_map,
 	.presuspend = ssad_presuspend,
+	.presuspend_undo = ssad_resume,
 	.postsuspend = ssad_postsuspend,
 	.resume = ssad_resume,
 	.status = ssad_status,

@@ -141,6 +141,14 @@ ssadisk_bad_tables() {
 	expect_eq "table after reload" "$(dmsetup table ssat-d)" "$t" || rc=1
 	dmsetup message ssat-d 0 frobnicate 2>/dev/null && { fail "bad message accepted"; rc=1; }
 	dmsetup message ssat-d 0 reset_stats || { fail "reset_stats refused"; rc=1; }
+	# after a suspend and resume of the same table the disk models again
+	# (while suspended it lets I/O through unmodelled and uncounted)
+	dmsetup suspend ssat-d && dmsetup resume ssat-d
+	dmsetup message ssat-d 0 reset_stats
+	dd if=/dev/mapper/ssat-d of=/dev/null bs=4k count=10 iflag=direct 2>/dev/null
+	local -a f
+	read -ra f <<< "$(dstat ssat-d)"
+	expect_eq "accesses modelled after resume" "${f[5]}" 10 || rc=1
 	return $rc
 }
 
