@@ -28,7 +28,7 @@ module:
 bootstrap:
 	@tools/bootstrap
 
-$(BUILD)/unit/test_layout: tests/unit/test_layout.c tests/unit/kcompat.h \
+$(BUILD)/unit/test_layout: tests/unit/test_layout.c tests/unit/kcompat.h tests/unit/tap.h \
 		dm-ssastripe/ssa-layout.c dm-ssastripe/ssa-layout.h
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -Itests/unit -Idm-ssastripe -o $@ \
@@ -47,7 +47,7 @@ $(SSAT)/ssatrace: bpf/ssatrace.bpf.c bpf/vmlinux.h tools/ssatrace/ssatrace.c \
 
 ssatrace: $(SSAT)/ssatrace
 
-$(BUILD)/unit/test_disk: tests/unit/test_disk.c tests/unit/kcompat.h \
+$(BUILD)/unit/test_disk: tests/unit/test_disk.c tests/unit/kcompat.h tests/unit/tap.h \
 		dm-ssastripe/ssa-disk-model.c dm-ssastripe/ssa-disk-model.h
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -Itests/unit -Idm-ssastripe -o $@ \

@@ -10,23 +10,7 @@
 #include <stdlib.h>
 
 #include "ssa-disk-model.h"
-
-static int test_nr;
-static int failures;
-
-static void __attribute__((format(printf, 2, 3)))
-tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++test_nr);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!ok)
-		failures++;
-}
+#include "tap.h"
 
 static bool close_rel(double got, double want, double tol)
 {
