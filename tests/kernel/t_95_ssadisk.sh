@@ -265,8 +265,20 @@ ssadisk_pk() {
 	ssadisk_trace_start "dev == $(dev_t_of ssat-d)"
 	echo 0 > $TR/events/ssadisk/ssadisk_service_end/enable
 	dmsetup message ssat-d 0 reset_stats
-	(cd /tmp && DEV=/dev/mapper/ssat-d NIOS=$n RATE=$rate fio --section=poisson \
-		--output=/tmp/ssat-f0.out "$TOP/tests/fio/ssadisk.fio") || { fail "fio failed"; rc=1; }
+	# fio's offload mode has hung here once in a few dozen runs: bound it,
+	# and say whether the disk was still serving when fio was stopped
+	local limit=$((3 * n / rate + 60)) frc
+	(cd /tmp && DEV=/dev/mapper/ssat-d NIOS=$n RATE=$rate timeout -k 10 $limit \
+		fio --section=poisson --output=/tmp/ssat-f0.out "$TOP/tests/fio/ssadisk.fio")
+	frc=$?
+	if [ $frc -ne 0 ]; then
+		fail "fio exited with $frc (124: still running after ${limit}s)"
+		info "disk now: $(dstat ssat-d)"
+		sleep 5
+		info "5 s later: $(dstat ssat-d)"
+		ps -eo pid,stat,wchan:32,cmd | grep -E '[f]io' | sed 's/^/# /'
+		rc=1
+	fi
 	s=$(dstat ssat-d)
 	ssadisk_trace_stop "$WORK/pk.trace"
 	info "rate $rate/s: $s"
