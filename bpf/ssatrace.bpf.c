@@ -18,13 +18,16 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u32 filter_dev;	/* 0: every device */
 const volatile __s32 filter_op = -1;	/* -1: every operation */
 const volatile __u64 min_lat_ns;
+const volatile bool link_disks;		/* --disk: follow children into ssadisk */
 
 /*
  * Raw tracepoints: the programs get the TP_PROTO arguments of the module's
  * tracepoints (Documentation/tracing.rst), in order:
  *   fork:  dev, id, op, sector, len, nr_children
- *   child: dev, id, child, member, class, op, msector, len, qlen, status
+ *   child: dev, id, child, member, class, op, msector, len, qlen, status,
+ *          mdev, bsector
  *   join:  dev, id, status
+ *   ssadisk_service_start: dev, id, op, sector, len, arrival, start, ...
  * Raw tracepoint programs guard against recursion per program, so a child
  * completing in interrupt context while another handler runs on the same
  * CPU is still seen.
@@ -49,6 +52,29 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ssatrace_req);
 } blank SEC(".maps");
+
+/*
+ * --disk: a dispatched child, by the member device and sector it went to,
+ * until an ssadisk on that device starts serving it (or it completes).
+ */
+struct disk_key {
+	__u64 sector;
+	__u32 dev;
+	__u32 pad;
+};
+
+struct child_ref {
+	struct req_key req;
+	__u32 child;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct disk_key);
+	__type(value, struct child_ref);
+} links SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -133,8 +159,21 @@ static int child_event(struct bpf_raw_tracepoint_args *ctx, int stage)
 			r->nr_seen = i + 1;
 	} else if (stage == 1) {
 		c->dispatched_ns = now;
+		if (link_disks) {
+			struct disk_key dk = { .sector = ctx->args[11],
+					       .dev = (__u32)ctx->args[10] };
+			struct child_ref ref = { .req = key, .child = i };
+
+			bpf_map_update_elem(&links, &dk, &ref, BPF_ANY);
+		}
 	} else {
 		c->completed_ns = now;
+		if (link_disks) {
+			struct disk_key dk = { .sector = ctx->args[11],
+					       .dev = (__u32)ctx->args[10] };
+
+			bpf_map_delete_elem(&links, &dk);
+		}
 	}
 	c->seen32 |= 1 << stage;	/* a child's stages never overlap */
 	return 0;
@@ -156,6 +195,28 @@ SEC("raw_tp/ssastripe_child_complete")
 int handle_complete(struct bpf_raw_tracepoint_args *ctx)
 {
 	return child_event(ctx, 2);
+}
+
+/* --disk: the member is an ssadisk, which now starts serving the child. */
+SEC("raw_tp/ssadisk_service_start")
+int handle_disk_start(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct disk_key dk = { .sector = ctx->args[3], .dev = (__u32)ctx->args[0] };
+	struct child_ref *ref;
+	struct ssatrace_req *r;
+	__u32 i;
+
+	ref = bpf_map_lookup_elem(&links, &dk);
+	if (!ref)
+		return 0;
+	r = bpf_map_lookup_elem(&reqs, &ref->req);
+	i = ref->child;
+	if (r && i < SSATRACE_MAX_CHILDREN) {
+		r->child[i].disk_start_ns = ctx->args[6];	/* the model's start */
+		r->child[i].seen32 |= 1 << 3;
+	}
+	bpf_map_delete_elem(&links, &dk);
+	return 0;
 }
 
 SEC("raw_tp/ssastripe_join")

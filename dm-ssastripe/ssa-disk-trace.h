@@ -4,6 +4,8 @@
  * access.  Part of the tracing ABI (Documentation/ssadisk.rst): fields are
  * only ever appended.
  *
+ * sector is the device sector the access was submitted for (so a child of
+ * an ssastripe volume is found by its member dev_t and bsector).
  * The model's times (arrival, start, end) are CLOCK_MONOTONIC nanoseconds,
  * the clock of bpf_ktime_get_ns() and of the ssastripe events' timestamps.
  * An event fires when the timer that carries it runs, which may be a little

@@ -56,6 +56,7 @@ struct ssad_io {
 	u64 start;
 	u64 end;		/* modelled end; 0 if it was released unmodelled */
 	u64 sector;		/* on the modelled disk */
+	u64 dsector;		/* on the ssadisk device, as submitted */
 	u32 len;
 	u32 cyl;
 	u8 op;			/* 0 read, 1 write */
@@ -166,7 +167,7 @@ static bool ssad_start_next(struct ssad_ctx *sc)
 	io->end = io->start + cost.total;
 	sc->cur = io;
 	sc->stats.dist_q10 += cost.dist_q10;
-	trace_ssadisk_service_start(sc->devt, io->id, io->op, io->sector,
+	trace_ssadisk_service_start(sc->devt, io->id, io->op, io->dsector,
 				    io->len, io->arrival, io->start,
 				    io->end, cost.seek, cost.rot, cost.xfer,
 				    cost.dist_q10);
@@ -187,7 +188,7 @@ static void ssad_finish(struct ssad_ctx *sc)
 	st->busy += svc;
 	st->svc_sq += mul_u64_u64_shr(svc, svc, 20);
 	st->resp += io->end - io->arrival;
-	trace_ssadisk_service_end(sc->devt, io->id, io->op, io->sector,
+	trace_ssadisk_service_end(sc->devt, io->id, io->op, io->dsector,
 				  io->len, io->start, io->end);
 	sc->busy_until = io->end;
 	bio_list_add(&sc->done, ssad_bio(io));
@@ -268,7 +269,8 @@ static int ssad_map(struct dm_target *ti, struct bio *bio)
 	struct ssad_ctx *sc = ti->private;
 	struct ssad_io *io = ssad_io(bio);
 	enum req_op op = bio_op(bio);
-	sector_t sector = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	sector_t dsector = bio->bi_iter.bi_sector;
+	sector_t sector = dm_target_offset(ti, dsector);
 	unsigned long flags;
 	bool ready = false;
 	u64 now;
@@ -281,6 +283,7 @@ static int ssad_map(struct dm_target *ti, struct bio *bio)
 
 	io->len = bio_sectors(bio);
 	io->op = op == REQ_OP_WRITE;
+	io->dsector = dsector;
 	io->sector = sc->spread ? mul_u64_u64_div_u64(sector, sc->model.capacity,
 						      ti->len) : sector;
 	io->cyl = sc->model.mode == SSAD_MECHANICAL ?

@@ -33,6 +33,17 @@
 #define CREATE_TRACE_POINTS
 #include "ssa-trace.h"
 
+/* The member device and the child's sector on it, for the child events. */
+static inline dev_t ssa_trace_mdev(struct ssa_ctx *sc, struct ssa_cstate *cs)
+{
+	return sc->members[cs->member].dev->bdev->bd_dev;
+}
+
+static inline u64 ssa_trace_bsector(struct ssa_ctx *sc, struct ssa_cstate *cs)
+{
+	return sc->members[cs->member].offset + cs->msector;
+}
+
 static inline struct ssa_child *to_child(struct bio *bio)
 {
 	return container_of(bio, struct ssa_child, bio);
@@ -97,7 +108,9 @@ static void ssa_dispatch(struct ssa_ctx *sc, struct bio *bio,
 	this_cpu_inc(sc->members[cs->member].stats->dispatched[cs->class]);
 	trace_ssastripe_child_dispatch(sc->devt, io ? io->id : 0, cs->idx,
 				       cs->member, cs->class, cs->op,
-				       cs->msector, cs->len, qlen, 0);
+				       cs->msector, cs->len, qlen, 0,
+				       ssa_trace_mdev(sc, cs),
+				       ssa_trace_bsector(sc, cs));
 	if (io && from_map)
 		dm_submit_bio_remap(ssa_parent_of(io), bio);
 	else
@@ -132,7 +145,9 @@ static void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio,
 	if (!depth) {
 		trace_ssastripe_child_queue(sc->devt, io ? io->id : 0, cs->idx,
 					    cs->member, cs->class, cs->op,
-					    cs->msector, cs->len, 0, 0);
+					    cs->msector, cs->len, 0, 0,
+					    ssa_trace_mdev(sc, cs),
+					    ssa_trace_bsector(sc, cs));
 		ssa_dispatch(sc, bio, io, cs, 0, !!io);
 		return;
 	}
@@ -141,7 +156,8 @@ static void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio,
 	waiting = mb->qlen[SSA_CLASS_HIGH] + mb->qlen[SSA_CLASS_LOW];
 	trace_ssastripe_child_queue(sc->devt, io ? io->id : 0, cs->idx,
 				    cs->member, cs->class, cs->op, cs->msector,
-				    cs->len, waiting, 0);
+				    cs->len, waiting, 0, ssa_trace_mdev(sc, cs),
+				    ssa_trace_bsector(sc, cs));
 	if (!waiting && mb->inflight < depth) {
 		mb->inflight++;
 		cs->counted = true;
@@ -234,7 +250,9 @@ static void ssa_child_done(struct ssa_ctx *sc, struct bio *bio,
 	trace_ssastripe_child_complete(sc->devt, io ? io->id : 0, cs->idx,
 				       cs->member, cs->class, cs->op,
 				       cs->msector, cs->len, 0,
-				       blk_status_to_errno(status));
+				       blk_status_to_errno(status),
+				       ssa_trace_mdev(sc, cs),
+				       ssa_trace_bsector(sc, cs));
 	if (unlikely(status))
 		ssa_member_error(sc, cs->member, status, bio);
 	if (!cs->counted)

@@ -590,7 +590,7 @@ static void ssa_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static struct target_type ssa_target = {
 	.name = "ssastripe",
-	.version = { 1, 1, 0 },
+	.version = { 1, 2, 0 },
 	.module = THIS_MODULE,
 	.ctr = ssa_ctr,
 	.dtr = ssa_dtr,

@@ -54,11 +54,15 @@ TRACE_EVENT(ssastripe_fork,
 
 DECLARE_EVENT_CLASS(ssastripe_child,
 	TP_PROTO(dev_t dev, u64 id, u32 child, u16 member, u8 class, u8 op,
-		 u64 msector, u32 len, u32 qlen, int status),
-	TP_ARGS(dev, id, child, member, class, op, msector, len, qlen, status),
+		 u64 msector, u32 len, u32 qlen, int status, dev_t mdev,
+		 u64 bsector),
+	TP_ARGS(dev, id, child, member, class, op, msector, len, qlen, status,
+		mdev, bsector),
 	TP_STRUCT__entry(
 		__field(u64, id)
 		__field(u64, msector)
+		__field(u64, bsector)
+		__field(dev_t, mdev)
 		__field(dev_t, dev)
 		__field(u32, child)
 		__field(u32, len)
@@ -79,28 +83,37 @@ DECLARE_EVENT_CLASS(ssastripe_child,
 		__entry->class = class;
 		__entry->op = op;
 		__entry->status = status;
+		__entry->mdev = mdev;
+		__entry->bsector = bsector;
 	),
-	TP_printk("%d:%d id=%llu child=%u member=%u %s %s msector=%llu len=%u qlen=%u status=%d",
+	TP_printk("%d:%d id=%llu child=%u member=%u %s %s msector=%llu len=%u qlen=%u status=%d mdev=%d:%d bsector=%llu",
 		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->id,
 		  __entry->child, __entry->member, ssa_show_class(__entry->class),
 		  ssa_show_op(__entry->op), __entry->msector, __entry->len,
-		  __entry->qlen, __entry->status)
+		  __entry->qlen, __entry->status, MAJOR(__entry->mdev),
+		  MINOR(__entry->mdev), __entry->bsector)
 );
 
 DEFINE_EVENT(ssastripe_child, ssastripe_child_queue,
 	TP_PROTO(dev_t dev, u64 id, u32 child, u16 member, u8 class, u8 op,
-		 u64 msector, u32 len, u32 qlen, int status),
-	TP_ARGS(dev, id, child, member, class, op, msector, len, qlen, status));
+		 u64 msector, u32 len, u32 qlen, int status, dev_t mdev,
+		 u64 bsector),
+	TP_ARGS(dev, id, child, member, class, op, msector, len, qlen, status,
+		mdev, bsector));
 
 DEFINE_EVENT(ssastripe_child, ssastripe_child_dispatch,
 	TP_PROTO(dev_t dev, u64 id, u32 child, u16 member, u8 class, u8 op,
-		 u64 msector, u32 len, u32 qlen, int status),
-	TP_ARGS(dev, id, child, member, class, op, msector, len, qlen, status));
+		 u64 msector, u32 len, u32 qlen, int status, dev_t mdev,
+		 u64 bsector),
+	TP_ARGS(dev, id, child, member, class, op, msector, len, qlen, status,
+		mdev, bsector));
 
 DEFINE_EVENT(ssastripe_child, ssastripe_child_complete,
 	TP_PROTO(dev_t dev, u64 id, u32 child, u16 member, u8 class, u8 op,
-		 u64 msector, u32 len, u32 qlen, int status),
-	TP_ARGS(dev, id, child, member, class, op, msector, len, qlen, status));
+		 u64 msector, u32 len, u32 qlen, int status, dev_t mdev,
+		 u64 bsector),
+	TP_ARGS(dev, id, child, member, class, op, msector, len, qlen, status,
+		mdev, bsector));
 
 TRACE_EVENT(ssastripe_join,
 	TP_PROTO(dev_t dev, u64 id, int status),

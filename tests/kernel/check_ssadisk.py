@@ -17,6 +17,10 @@
       read 4 KiB with O_DIRECT, then write it back at once (one process)
   check_ssadisk.py rmw TRACE --rotation NS --xfer NS [--late-ms L]
       a read then write of one block, from the ftrace capture (mono clock)
+  check_ssadisk.py ssatrace-disk RECORDS.json [--min-children N]
+      `ssatrace record --disk --format json` over a stripe of ssadisks:
+      every child has the time its disk began serving it, between its
+      dispatch and its completion
 
 STATUS is the text of `dmsetup status` for one ssadisk target.  Exit status
 0 when the check passes; the numbers are printed either way.
@@ -197,6 +201,26 @@ def cmd_rmw_io(a) -> bool:
     return got == put == 4096
 
 
+def cmd_ssatrace_disk(a) -> bool:
+    import json
+    kids = [c for line in Path(a.records).read_text().splitlines() if line.strip()
+            for c in json.loads(line)["children"]]
+    missing = [c for c in kids if not c.get("disk_start_ns")]
+    bad = [c for c in kids if c.get("disk_start_ns") and not
+           c["dispatched_ns"] <= c["disk_start_ns"] <= c["completed_ns"]]
+    ok = len(kids) >= a.min_children and not missing and not bad
+    if kids and not missing:
+        q = sum(c["disk_start_ns"] - c["dispatched_ns"] for c in kids) / len(kids)
+        s = sum(c["completed_ns"] - c["disk_start_ns"] for c in kids) / len(kids)
+        print(f"# {len(kids)} children: mean wait at the disk {q / 1e3:.1f} us, "
+              f"disk start to completion {s / 1e3:.1f} us")
+    print(f"{'ok' if ok else 'FAIL'}: {len(kids)} children (want >= {a.min_children}), "
+          f"{len(missing)} without disk_start_ns, {len(bad)} out of order")
+    for c in (missing + bad)[:3]:
+        print(f"# {c}")
+    return ok
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -222,13 +246,17 @@ def main() -> int:
     p.add_argument("--rotation", type=int, required=True)
     p.add_argument("--xfer", type=int, required=True)
     p.add_argument("--late-ms", type=float, default=5.0)
+    p = sub.add_parser("ssatrace-disk")
+    p.add_argument("records")
+    p.add_argument("--min-children", type=int, default=100)
     p = sub.add_parser("rmw-io")
     p.add_argument("dev")
     p.add_argument("--offset", type=int, default=0)
     a = ap.parse_args()
     return 0 if {"moments": cmd_moments, "seek": cmd_seek, "pk": cmd_pk,
                  "pk-trace": cmd_pk_trace, "rmw": cmd_rmw,
-                 "rmw-io": cmd_rmw_io}[a.cmd](a) else 1
+                 "rmw-io": cmd_rmw_io,
+                 "ssatrace-disk": cmd_ssatrace_disk}[a.cmd](a) else 1
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ def parse_line(line):
     for tok in m.group("rest").split():
         if "=" in tok:
             k, v = tok.split("=", 1)
-            ev[k] = int(v)
+            ev[k] = int(v) if v.lstrip("-").isdigit() else v
         elif tok in OPS:
             ev["op"] = tok
         elif tok in CLASSES:

@@ -68,6 +68,28 @@ ssadisk_under_stripe() {
 # for the table unless they start with '#' (then they are taken as written);
 # bad_table (t_50_badinput.sh) checks the refusal, the message and that
 # nothing is left held.
+# ssatrace --disk follows each child into its ssadisk member: every child
+# gets the time the disk began serving it, inside dispatch..completion.
+ssadisk_ssatrace() {
+	local i m="" rc=0
+	[ -x "$SSATRACE" ] || { skip "build/ssatrace/ssatrace not built"; return $KSFT_SKIP; }
+	for i in 0 1 2; do
+		disk_create ssat-m$i /dev/ram$i 65536 preset ct1992 time_scale 0.02 || return 1
+		m+="/dev/mapper/ssat-m$i 0 "
+	done
+	vol_create ssat-v $((3 * 65536)) stripe 16 "${m% }" 2 queue_depth 2 || return 1
+	ssatrace_start record --disk --format json -D ssat-v -o "$WORK/rec.json" ||
+		{ fail "ssatrace did not start"; return 1; }
+	(cd "$WORK" && fio --name=s --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
+		--rw=randrw --bssplit=4k/60:32k/40 --iodepth=8 --number_ios=400 \
+		--output-format=terse >/dev/null) || { fail "fio failed"; rc=1; }
+	sleep 0.5
+	ssatrace_stop
+	$CHECK_DISK ssatrace-disk "$WORK/rec.json" --min-children 400 || rc=1
+	dmsetup remove ssat-v
+	return $rc
+}
+
 bad_disk() {
 	local name=$1 args=$2 want=$3 len=${4:-64000}
 	if [[ $args == "#"* ]]; then
@@ -335,6 +357,7 @@ ssadisk_suspend() {
 
 register ssadisk_verify ssadisk_verify
 register ssadisk_under_stripe ssadisk_under_stripe
+register ssadisk_ssatrace ssadisk_ssatrace
 register ssadisk_bad_tables ssadisk_bad_tables
 register ssadisk_moments ssadisk_moments
 register ssadisk_seek ssadisk_seek

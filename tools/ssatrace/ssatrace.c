@@ -37,6 +37,7 @@ static struct env {
 	int duration;
 	int interval;
 	bool verbose;
+	bool disk;
 } env = { .op = -1, .interval = 0 };
 
 static const char *const op_names[] = {
@@ -55,7 +56,9 @@ static const char doc[] =
 "    ssatrace record -o run.csv -d 30        # 30 s of per-request records\n"
 "    ssatrace record --format json -D vol    # JSON lines for /dev/mapper/vol\n"
 "    ssatrace hist -i 1 -O read              # read histograms every second\n"
-"    ssatrace record -m 10000                # only requests slower than 10 ms\n";
+"    ssatrace record -m 10000                # only requests slower than 10 ms\n"
+"    ssatrace record --disk -o run.csv       # plus when each ssadisk member\n"
+"                                            # began serving each child\n";
 
 static const struct argp_option opts[] = {
 	{ "output", 'o', "FILE", 0, "record: write records to FILE (default stdout)", 0 },
@@ -65,6 +68,8 @@ static const struct argp_option opts[] = {
 	{ "op", 'O', "OP", 0, "only read, write, flush, discard or write_zeroes", 0 },
 	{ "min-lat", 'm', "USEC", 0, "only requests with response time >= USEC", 0 },
 	{ "duration", 'd', "SECONDS", 0, "stop after SECONDS", 0 },
+	{ "disk", 'k', NULL, 0, "record: follow each child into its ssadisk member and add "
+	  "when the disk began serving it (disk_start_ns)", 0 },
 	{ "verbose", 'v', NULL, 0, "print libbpf debug messages", 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "show the full help", 0 },
 	{},
@@ -122,6 +127,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		env.verbose = true;
+		break;
+	case 'k':
+		env.disk = true;
 		break;
 	case ARGP_KEY_ARG:
 		if (state->arg_num)
@@ -219,7 +227,10 @@ static void print_csv_header(void)
 		"resp_ns,max_wait_ns,max_service_ns,skew_ns,children\n");
 }
 
-/* children: member:class:queued:dispatched:completed:msector:len, '|'-joined */
+/*
+ * children: member:class:queued:dispatched:completed:msector:len, and with
+ * --disk :disk_start; '|'-joined
+ */
 static void print_csv(const struct ssatrace_req *r, const struct derived *d)
 {
 	unsigned int i, n = r->nr_seen;
@@ -237,6 +248,8 @@ static void print_csv(const struct ssatrace_req *r, const struct derived *d)
 		fprintf(out, "%s%u:%s:%llu:%llu:%llu:%llu:%u", i ? "|" : "",
 			c->member, class_names[c->class & 1], c->queued_ns,
 			c->dispatched_ns, c->completed_ns, c->msector, c->len);
+		if (env.disk)
+			fprintf(out, ":%llu", c->disk_start_ns);
 	}
 	fputc('\n', out);
 }
@@ -260,9 +273,12 @@ static void print_json(const struct ssatrace_req *r, const struct derived *d)
 
 		fprintf(out, "%s{\"member\":%u,\"class\":\"%s\",\"queued_ns\":%llu,"
 			"\"dispatched_ns\":%llu,\"completed_ns\":%llu,\"msector\":%llu,"
-			"\"len\":%u}", i ? "," : "", c->member,
+			"\"len\":%u", i ? "," : "", c->member,
 			class_names[c->class & 1], c->queued_ns, c->dispatched_ns,
 			c->completed_ns, c->msector, c->len);
+		if (env.disk)
+			fprintf(out, ",\"disk_start_ns\":%llu", c->disk_start_ns);
+		fputc('}', out);
 	}
 	fputs("]}\n", out);
 }
@@ -509,6 +525,9 @@ int main(int argc, char **argv)
 	skel->rodata->filter_dev = dev;
 	skel->rodata->filter_op = env.op;
 	skel->rodata->min_lat_ns = env.min_lat_us * 1000;
+	skel->rodata->link_disks = env.disk;
+	if (!env.disk)
+		bpf_program__set_autoload(skel->progs.handle_disk_start, false);
 
 	err = ssatrace_bpf__load(skel);
 	if (err) {

@@ -14,8 +14,10 @@ struct ssatrace_child {
 	__u64 dispatched_ns;
 	__u64 completed_ns;
 	__u64 msector;
+	__u64 disk_start_ns;	/* --disk: an ssadisk member began serving it */
 	__u32 len;
-	__u32 seen32;		/* bit 0 queued, 1 dispatched, 2 completed */
+	__u32 seen32;		/* bit 0 queued, 1 dispatched, 2 completed,
+				 * 3 disk start */
 	__u16 member;
 	__u8 class;
 	__u8 pad;
