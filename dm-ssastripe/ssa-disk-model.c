@@ -19,6 +19,12 @@
  * seed's convention, which makes a read-modify-write cost
  * X + T + R_max + T, eq. 6), or a whole number of rotations later if the
  * access starts later.
+ *
+ * With read_ahead set, a read that misses leaves the disk reading on, at
+ * media speed, into one segment of read_ahead sectors after it.  A read
+ * inside the segment is a hit: no seek, a wait until the read-ahead has
+ * reached its last sector (if it has not yet), and hit_time per block.
+ * The next miss replaces the segment; a write drops it.
  */
 #ifdef __KERNEL__
 #include <linux/math64.h>
@@ -71,7 +77,7 @@ void ssad_state_init(struct ssad_state *s, u64 seed, u64 epoch)
 const char *ssad_model_init(struct ssad_params *p)
 {
 	u64 times[] = { p->seek_a, p->seek_b, p->settle, p->overhead,
-			p->block_time };
+			p->block_time, p->hit_time };
 	u32 i, cyl = 0;
 	u64 sector = 0;
 
@@ -109,6 +115,8 @@ const char *ssad_model_init(struct ssad_params *p)
 	}
 	if (cyl != p->cylinders)
 		return "zones must cover the cylinders exactly, each zone at least one";
+	if (p->read_ahead > SSAD_MAX_SPT * 2)
+		return "read_ahead must be at most 64 MiB";
 	p->capacity = sector;
 	return NULL;
 }
@@ -117,7 +125,7 @@ const char *ssad_model_init(struct ssad_params *p)
 void ssad_scale(struct ssad_params *p, u32 per_mille)
 {
 	u64 *t[] = { &p->seek_a, &p->seek_b, &p->settle, &p->rotation,
-		     &p->overhead, &p->block_time };
+		     &p->overhead, &p->block_time, &p->hit_time };
 	u32 i;
 
 	for (i = 0; i < ARRAY_SIZE(t); i++)
@@ -227,6 +235,35 @@ static void ssad_mechanical(const struct ssad_params *p, struct ssad_state *s,
 	s->cyl = ssad_cylinder(p, sector + (len ? len - 1 : 0));
 }
 
+/* Media time of one sector where the read-ahead segment lies. */
+static u64 ssad_sector_time(const struct ssad_params *p, u64 sector)
+{
+	u32 cyl, spt, index;
+
+	if (p->mode == SSAD_STOCHASTIC)
+		return div_u64(p->block_time, p->block_sectors);
+	ssad_locate(p, sector, &cyl, &spt, &index);
+	return div_u64(p->rotation, spt);
+}
+
+/* A read inside the read-ahead segment: true, and its cost, if a hit. */
+static bool ssad_cache_hit(const struct ssad_params *p,
+			   const struct ssad_state *s, u64 sector, u32 len,
+			   u64 t, struct ssad_cost *c)
+{
+	u64 ready;
+
+	if (!p->read_ahead || !s->seg_valid || sector < s->seg_start ||
+	    sector + len > s->seg_start + p->read_ahead)
+		return false;
+	ready = s->seg_t0 + (sector + len - s->seg_start) *
+			    ssad_sector_time(p, s->seg_start);
+	c->rot = ready > t ? ready - t : 0;
+	c->xfer = div_u64(p->hit_time * len, p->block_sectors);
+	c->hit = true;
+	return true;
+}
+
 /*
  * Cost of an access of @len sectors at @sector that starts service at
  * @start (ns, on the clock of the state's epoch); updates the state.
@@ -238,6 +275,10 @@ void ssad_service(const struct ssad_params *p, struct ssad_state *s,
 	u64 t = start + p->overhead;
 
 	memset(c, 0, sizeof(*c));
+	if (!write && ssad_cache_hit(p, s, sector, len, t, c)) {
+		c->total = p->overhead + c->rot + c->xfer;
+		return;
+	}
 	if (p->mode == SSAD_STOCHASTIC)
 		ssad_stochastic(p, s, write, sector, len, t, c);
 	else
@@ -246,4 +287,9 @@ void ssad_service(const struct ssad_params *p, struct ssad_state *s,
 	s->last_valid = true;
 	s->last_sector = sector;
 	s->last_end = start + c->total;
+	s->seg_valid = p->read_ahead && !write;
+	if (s->seg_valid) {
+		s->seg_start = sector + len;
+		s->seg_t0 = s->last_end;
+	}
 }

@@ -54,6 +54,8 @@ struct ssad_params {
 	u64 block_time;		/* stochastic mode: transfer of one block */
 	u32 block_sectors;	/* ... the block, in sectors */
 	u32 p_seq;		/* stochastic mode: P{zero seek}, ppm */
+	u32 read_ahead;		/* sectors read ahead after a read; 0 no cache */
+	u64 hit_time;		/* delivering one block from the cache */
 	/* derived by ssad_model_init() */
 	u64 capacity;		/* sectors the geometry holds */
 	u64 p_seq_q32;		/* p_seq scaled to 2^32 */
@@ -67,6 +69,13 @@ struct ssad_state {
 	bool last_valid;
 	u64 last_sector;	/* first sector of the last access served */
 	u64 last_end;		/* ... and when its transfer ended */
+	/*
+	 * The read-ahead segment: sectors from seg_start on, read at media
+	 * speed from seg_t0 on (one segment: the next miss replaces it).
+	 */
+	bool seg_valid;
+	u64 seg_start;
+	u64 seg_t0;
 };
 
 /* The cost of one access, and where it left the arm. */
@@ -77,6 +86,7 @@ struct ssad_cost {
 	u64 total;		/* overhead + seek + rot + xfer */
 	u64 dist_q10;		/* seek distance, 1/1024 cylinder */
 	u32 cyl;		/* cylinder of the access (mechanical mode) */
+	bool hit;		/* served from the read-ahead cache */
 };
 
 const char *ssad_model_init(struct ssad_params *p);

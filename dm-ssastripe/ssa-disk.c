@@ -17,7 +17,7 @@
  * A late timer delays the delivery of a completion, never the model.
  *
  * Flushes, discards and write-zeroes go straight through: the modelled disk
- * has no cache to flush and models reads and writes only.
+ * has no write cache to flush and models reads and writes only.
  *
  * See Documentation/ssadisk.rst.
  */
@@ -60,6 +60,7 @@ struct ssad_io {
 	u32 len;
 	u32 cyl;
 	u8 op;			/* 0 read, 1 write */
+	bool hit;		/* served from the read-ahead cache */
 };
 
 /* Counters since creation or the last reset_stats message. */
@@ -74,6 +75,7 @@ struct ssad_stats {
 	u64 dist_q10;		/* sum of seek distances, 1/1024 cylinder */
 	u64 late;		/* sum of delivery lateness */
 	u64 late_n;
+	u64 hits;		/* reads served from the read-ahead cache */
 };
 
 struct ssad_ctx {
@@ -165,6 +167,7 @@ static bool ssad_start_next(struct ssad_ctx *sc)
 	ssad_service(&sc->model, &sc->state, io->op, io->sector, io->len,
 		     io->start, &cost);
 	io->end = io->start + cost.total;
+	io->hit = cost.hit;
 	sc->cur = io;
 	sc->stats.dist_q10 += cost.dist_q10;
 	trace_ssadisk_service_start(sc->devt, io->id, io->op, io->dsector,
@@ -188,6 +191,7 @@ static void ssad_finish(struct ssad_ctx *sc)
 	st->busy += svc;
 	st->svc_sq += mul_u64_u64_shr(svc, svc, 20);
 	st->resp += io->end - io->arrival;
+	st->hits += io->hit;
 	trace_ssadisk_service_end(sc->devt, io->id, io->op, io->dsector,
 				  io->len, io->start, io->end);
 	sc->busy_until = io->end;
@@ -519,6 +523,8 @@ static u64 *ssad_time_param(struct ssad_params *p, const char *name)
 		return &p->overhead;
 	if (!strcasecmp(name, "block_time"))
 		return &p->block_time;
+	if (!strcasecmp(name, "hit_time"))
+		return &p->hit_time;
 	return NULL;
 }
 
@@ -586,6 +592,11 @@ static int ssad_parse_one(struct ssad_ctx *sc, struct dm_arg_set *as,
 		    u % 512)
 			return ssad_bad(error, "Invalid block_size: bytes, a multiple of 512");
 		p->block_sectors = u / 512;
+	} else if (!strcasecmp(name, "read_ahead")) {
+		if (ssad_parse_u32(val, 0, 512 * 2 * SSAD_MAX_SPT, &u) ||
+		    u % 512)
+			return ssad_bad(error, "Invalid read_ahead: bytes, n x 512, to 64 MiB");
+		p->read_ahead = u / 512;
 	} else if (!strcasecmp(name, "p_seq")) {
 		if (ssad_parse_fixed(val, 6, 1, &v, NULL))
 			return ssad_bad(error, "Invalid p_seq: a probability, 0 to 1");
@@ -792,9 +803,9 @@ static unsigned int ssad_emit_table(struct ssad_ctx *sc, char *result,
 				    unsigned int maxlen, unsigned int sz)
 {
 	const struct ssad_params *p = &sc->table;
-	unsigned int i, n = 30 + (p->nr_zones > 1 ? 2 + 2 * p->nr_zones : 2) +
+	unsigned int i, n = 34 + (p->nr_zones > 1 ? 2 + 2 * p->nr_zones : 2) +
 			    sc->spread;
-	char t[6][24];
+	char t[7][24];
 
 	ssad_fmt_time(t[0], sizeof(t[0]), p->rotation);
 	ssad_fmt_time(t[1], sizeof(t[1]), p->seek_a);
@@ -802,6 +813,7 @@ static unsigned int ssad_emit_table(struct ssad_ctx *sc, char *result,
 	ssad_fmt_time(t[3], sizeof(t[3]), p->settle);
 	ssad_fmt_time(t[4], sizeof(t[4]), p->overhead);
 	ssad_fmt_time(t[5], sizeof(t[5]), p->block_time);
+	ssad_fmt_time(t[6], sizeof(t[6]), p->hit_time);
 
 	DMEMIT("%s %llu %u mode %s cylinders %u heads %u", sc->dev->name,
 	       (unsigned long long)sc->offset, n, ssad_modes[p->mode],
@@ -818,6 +830,7 @@ static unsigned int ssad_emit_table(struct ssad_ctx *sc, char *result,
 	DMEMIT(" block_time %s block_size %u p_seq %u.%06u sched %s",
 	       t[5], p->block_sectors * 512, p->p_seq / SSAD_PPM,
 	       p->p_seq % SSAD_PPM, ssad_scheds[sc->sched]);
+	DMEMIT(" read_ahead %u hit_time %s", p->read_ahead * 512, t[6]);
 	DMEMIT(" queue_limit %u time_scale %u.%03u seed %llu%s",
 	       sc->queue_limit, sc->time_scale / 1000, sc->time_scale % 1000,
 	       sc->seed, sc->spread ? " spread" : "");
@@ -852,10 +865,11 @@ static void ssad_status(struct dm_target *ti, status_type_t type,
 		ssad_fmt_ratio(resp, sizeof(resp), st.resp, st.ios * US);
 		ssad_fmt_ratio(seek, sizeof(seek), st.dist_q10, st.ios * 1024);
 		ssad_fmt_ratio(late, sizeof(late), st.late, st.late_n * US);
-		DMEMIT("%s %s %llu %llu %llu %u %s %llu.%04llu %s %llu %s %s %s",
+		DMEMIT("%s %s %llu %llu %llu %u %s %llu.%04llu %s %llu %s %s %s %llu",
 		       ssad_modes[sc->table.mode], ssad_scheds[sc->sched],
 		       st.ios, st.reads, st.writes, queued, el,
-		       util / 10000, util % 10000, svc, m2, resp, seek, late);
+		       util / 10000, util % 10000, svc, m2, resp, seek, late,
+		       st.hits);
 		break;
 	case STATUSTYPE_TABLE:
 		sz = ssad_emit_table(sc, result, maxlen, sz);

@@ -35,7 +35,7 @@ from ssa.disk import Disk  # noqa: E402
 
 FIELDS = ("start", "len", "target", "mode", "sched", "ios", "reads", "writes",
           "queued", "elapsed_ms", "util", "svc_mean_us", "svc_m2_us2",
-          "resp_mean_us", "seek_mean", "late_mean_us")
+          "resp_mean_us", "seek_mean", "late_mean_us", "hits")
 
 
 def parse_status(text: str) -> dict:

@@ -120,6 +120,8 @@ ssadisk_bad_tables() {
 	bad_disk rpm0 "rpm 0" "Invalid rpm" || rc=1
 	bad_disk heads "heads 0" "Invalid heads" || rc=1
 	bad_disk blocksize "block_size 1000" "Invalid block_size" || rc=1
+	bad_disk read-ahead "read_ahead 1000" "Invalid read_ahead" || rc=1
+	bad_disk read-ahead-big "read_ahead 1073741824" "Invalid read_ahead" || rc=1
 	bad_disk p-seq "p_seq 1.5" "Invalid p_seq" || rc=1
 	bad_disk p-seq-digits "p_seq 0.12345678" "Invalid p_seq" || rc=1
 	bad_disk scale0 "time_scale 0" "Invalid time_scale" || rc=1
@@ -150,7 +152,7 @@ ssadisk_bad_tables() {
 		queue_limit 4 time_scale 0.5 seed 7 || return 1
 	t=$(dmsetup table ssat-d)
 	[[ $t == *"rotation 8333333ns seek_a 3ms seek_b 500us settle 250us overhead 100us"* &&
-	   $t == *"sched look queue_limit 4 time_scale 0.500 seed 7"* ]] ||
+	   $t == *"sched look read_ahead 0 hit_time 0ns queue_limit 4 time_scale 0.500 seed 7"* ]] ||
 		{ fail "table reads back as '$t'"; rc=1; }
 	dmsetup reload ssat-d --table "$t" && dmsetup suspend ssat-d && dmsetup resume ssat-d ||
 		{ fail "the printed table does not reload"; rc=1; }
@@ -236,6 +238,36 @@ ssadisk_seek() {
 	read -ra f <<< "$s1"
 	awk -v d="${f[14]}" 'BEGIN { exit !(d < 1000 / 3 / 2) }' ||
 		{ fail "LOOK at depth 16: mean seek distance ${f[14]}, not below C/6"; rc=1; }
+	return $rc
+}
+
+# The read-ahead cache: a sequential stream of 4 KiB reads, one at a time,
+# misses a turn of the platter on every read without it (the next sector has
+# gone by when the read arrives) and hits the read-ahead with it.
+ssadisk_read_ahead() {
+	local rc=0 s0 s1
+	disk_create ssat-d0 /dev/ram0 64000 $MECH time_scale 0.1 || return 1
+	disk_create ssat-d1 /dev/ram1 64000 $MECH read_ahead 262144 hit_time 50us \
+		time_scale 0.1 || return 1
+	dmsetup message ssat-d0 0 reset_stats
+	dmsetup message ssat-d1 0 reset_stats
+	(cd /tmp && DEV=/dev/mapper/ssat-d0 NIOS=400 fio --section=sequential \
+		--output=/tmp/ssat-f0.out "$TOP/tests/fio/ssadisk.fio") &
+	local p0=$!
+	(cd /tmp && DEV=/dev/mapper/ssat-d1 NIOS=400 fio --section=sequential \
+		--output=/tmp/ssat-f1.out "$TOP/tests/fio/ssadisk.fio") &
+	wait $p0 $! || { fail "fio failed"; rc=1; }
+	s0=$(dstat ssat-d0)
+	s1=$(dstat ssat-d1)
+	info "no cache:   $s0"
+	info "read-ahead: $s1"
+	local -a a b
+	read -ra a <<< "$s0"
+	read -ra b <<< "$s1"
+	expect_eq "no hits without a cache" "${a[16]}" 0 || rc=1
+	[ "${b[16]}" -ge 360 ] || { fail "read-ahead hits ${b[16]} of ${b[5]}, want >= 90 %"; rc=1; }
+	awk -v x="${a[11]}" -v y="${b[11]}" 'BEGIN { exit !(y < x / 4) }' ||
+		{ fail "mean service ${b[11]} us with read-ahead, ${a[11]} us without: want < 1/4"; rc=1; }
 	return $rc
 }
 
@@ -361,6 +393,7 @@ register ssadisk_ssatrace ssadisk_ssatrace
 register ssadisk_bad_tables ssadisk_bad_tables
 register ssadisk_moments ssadisk_moments
 register ssadisk_seek ssadisk_seek
+register ssadisk_read_ahead ssadisk_read_ahead
 register ssadisk_rmw ssadisk_rmw
 register ssadisk_pk ssadisk_pk
 register ssadisk_suspend ssadisk_suspend

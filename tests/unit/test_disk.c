@@ -237,6 +237,51 @@ static void test_mechanical_distance(void)
 	    sum / n);
 }
 
+/* The read-ahead cache: hits, waiting for the media, stops, writes. */
+static void test_read_ahead(void)
+{
+	struct ssad_params p = {
+		.mode = SSAD_MECHANICAL, .cylinders = 100, .heads = 1,
+		.nr_zones = 1, .zone = { { .spt = 10 } }, .rotation = 10 * MS,
+		.seek_a = MS, .seek_b = MS / 10, .block_sectors = 8,
+		.read_ahead = 16, .hit_time = 80000,	/* 10 us a sector */
+	};
+	struct ssad_state s;
+	struct ssad_cost c;
+	u64 end;
+
+	ssad_model_init(&p);
+	ssad_state_init(&s, 1, 0);
+	ssad_service(&p, &s, false, 0, 2, 0, &c);	/* miss: 2 ms */
+	end = c.total;
+	tap(!c.hit && end == 2 * MS, "a first read misses");
+	/* sectors 2..3 are read ahead by end + 2 ms; asked at end: wait */
+	ssad_service(&p, &s, false, 2, 2, end, &c);
+	tap(c.hit && c.seek == 0 && c.rot == 2 * MS && c.xfer == 20000,
+	    "a sequential read hits and waits for the read-ahead (%llu ns)",
+	    (unsigned long long)c.rot);
+	/* asked late: already there, only the delivery */
+	ssad_service(&p, &s, false, 4, 4, end + 50 * MS, &c);
+	tap(c.hit && c.rot == 0 && c.total == 40000, "a read of data read ahead costs hit_time");
+	ssad_service(&p, &s, false, 2 + 16, 2, end + 60 * MS, &c);
+	tap(!c.hit, "past the segment misses");
+	/* the miss stopped the old read-ahead and began a new one after 20 */
+	ssad_service(&p, &s, false, 20, 1, c.total + end + 60 * MS + 1 * MS, &c);
+	tap(c.hit && c.rot == 0, "the miss starts a new segment after itself");
+	/* one segment: a miss elsewhere replaces it */
+	ssad_service(&p, &s, false, 500, 1, 200 * MS, &c);
+	ssad_service(&p, &s, false, 900, 1, 300 * MS, &c);
+	ssad_service(&p, &s, false, 501, 1, 400 * MS, &c);
+	tap(!c.hit, "a miss elsewhere replaces the segment");
+	ssad_service(&p, &s, true, 800, 1, 500 * MS, &c);
+	ssad_service(&p, &s, false, 801, 1, 600 * MS, &c);
+	tap(!c.hit, "a write leaves no segment behind");
+	p.read_ahead = 0;
+	ssad_service(&p, &s, false, 700, 1, 700 * MS, &c);
+	ssad_service(&p, &s, false, 701, 1, 800 * MS, &c);
+	tap(!c.hit, "read_ahead 0: no cache");
+}
+
 static void test_scale(void)
 {
 	struct ssad_params p = ct1992(0);
@@ -257,6 +302,7 @@ int main(void)
 	test_stochastic_moments(0);
 	test_stochastic_moments(300000);
 	test_mechanical_distance();
+	test_read_ahead();
 	test_scale();
 	printf("1..%d\n", test_nr);
 	return failures ? 1 : 0;
