@@ -310,7 +310,7 @@ ssadisk_trace_stop() {	# FILE
 # Poisson arrivals at utilization 0.5: the mean response time is the
 # Pollaczek-Khinchine value for the service times the disk drew.
 ssadisk_pk() {
-	local n=12000 scale=0.2 rc=0 s
+	local n=10000 scale=0.3 rc=0 s
 	mkdir -p "$WORK"
 	disk_create ssat-d /dev/ram0 131072 preset ct1992 time_scale $scale || return 1
 	# E[S] = 21.871 ms at scale 1 (seed 002, eq. 5, R_max 16.667 ms); rho = 0.5
