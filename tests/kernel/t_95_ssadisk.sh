@@ -337,7 +337,15 @@ ssadisk_pk() {
 	ssadisk_trace_stop "$WORK/pk.trace"
 	info "rate $rate/s: $s"
 	grep -E 'lat \(usec\)|clat \(|iops' /tmp/ssat-f0.out | sed 's/^/# fio: /'
-	$CHECK_DISK pk-trace "$WORK/pk.trace" || rc=1
+	$CHECK_DISK pk-trace "$WORK/pk.trace"
+	case $? in
+	0) ;;
+	4) if [ $rc -eq 0 ]; then
+		skip "fio's arrivals in this guest were not Poisson (see the log)"
+		return
+	fi ;;
+	*) rc=1 ;;
+	esac
 	return $rc
 }
 
