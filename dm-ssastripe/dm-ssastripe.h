@@ -45,6 +45,16 @@ struct ssa_member_stats {
 
 enum ssa_member_flags {
 	SSA_MEMBER_FAILED,	/* the member has completed a child with an error */
+	SSA_MEMBER_REBUILD,	/* a copy being rebuilt: readable below the cursor */
+};
+
+/* Read policies of the mirror layout (table and message "read_policy"). */
+enum ssa_read_policy {
+	SSA_READ_QUEUE,		/* the copy with the fewest outstanding children */
+	SSA_READ_SPLIT,		/* every copy of the set transfers a share */
+	SSA_READ_NEAREST,	/* the copy whose last sector is nearest */
+	SSA_READ_ROUND_ROBIN,
+	SSA_NR_READ_POLICIES,
 };
 
 struct ssa_ctx;
@@ -64,6 +74,10 @@ struct ssa_member {
 	unsigned int qlen[SSA_NR_CLASSES];	/* children per class waiting */
 	unsigned int inflight;	/* dispatched through the queue, not done */
 	struct work_struct dispatch_work;
+
+	/* Mirror read balancing. */
+	atomic_t outstanding;	/* children issued, not completed */
+	u64 head;		/* member sector after the last child issued */
 };
 
 /* Per-CPU counters of logical requests. */
@@ -77,6 +91,10 @@ enum ssa_opt {
 	SSA_OPT_COALESCE,
 	SSA_OPT_QUEUE_DEPTH,
 	SSA_OPT_PRIORITY,
+	SSA_OPT_COPIES,
+	SSA_OPT_READ_POLICY,
+	SSA_OPT_REBUILD_RATE,
+	SSA_OPT_REBUILD,	/* repeatable: one per member to rebuild */
 	SSA_NR_OPTS,
 };
 
@@ -100,6 +118,16 @@ struct ssa_ctx {
 	struct ssa_volume_stats __percpu *stats;
 	u64 __percpu *req_seq;	/* request id generator */
 	struct work_struct event_work;
+
+	/* Mirror layout: sets of @copies members, see ssa-mirror.c. */
+	unsigned int copies;	/* 1 for the stripe layout */
+	unsigned int read_policy;	/* enum ssa_read_policy */
+	atomic_t rr;		/* round-robin position of reads */
+	u64 rebuild_mask;	/* members the table named with "rebuild" */
+	struct ssa_rebuild *rb;	/* NULL unless rebuild_mask */
+	spinlock_t retry_lock;
+	struct bio_list retry;	/* read children to retry on another copy */
+	struct work_struct retry_work;
 
 	/* Test-only high-priority reads (message debug_inject_high). */
 	atomic_t injected;
@@ -133,6 +161,11 @@ struct ssa_io {
 	u32 nr_children;	/* children issued so far */
 	bool remapped;		/* the parent itself went to cs.member */
 	struct ssa_cstate cs;	/* the parent's own child state if remapped */
+	/* Mirror writes: members written to, and those that failed. */
+	u64 issued;
+	atomic64_t failed;
+	struct list_head rb_node;	/* on the rebuild's list of writes */
+	u64 rb_lo, rb_hi;	/* member sectors the write may touch */
 	u16 segs[];
 };
 
@@ -141,6 +174,13 @@ struct ssa_child {
 	struct ssa_ctx *sc;
 	struct ssa_io *io;	/* NULL for internal work without a request */
 	struct ssa_cstate cs;
+	/*
+	 * Mirror children: the bio the child's bvecs come from, if not the
+	 * parent, and what a retry on another copy needs.
+	 */
+	struct bio *src;
+	struct bvec_iter iter;	/* as first submitted */
+	u64 tried;		/* members a read has been sent to */
 	struct bio bio;		/* must be last */
 };
 
@@ -156,13 +196,49 @@ static inline struct ssa_io *ssa_io_of(struct ssa_ctx *sc, struct bio *bio)
 	return dm_per_bio_data(bio, ssa_io_size(sc->nr_members));
 }
 
+static inline bool ssa_is_mirror(struct ssa_ctx *sc)
+{
+	return sc->layout->id == SSA_LAYOUT_MIRROR;
+}
+
 /* ssa-io.c */
 int ssa_map(struct dm_target *ti, struct bio *bio);
 int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
+bool ssa_member_fault(blk_status_t status, struct bio *bio);
 void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
 		      struct bio *bio);
 void ssa_dispatch_work(struct work_struct *work);
 void ssa_kick_members(struct ssa_ctx *sc);
 int ssa_inject_high(struct ssa_ctx *sc, unsigned int m, unsigned int count);
+
+/* Shared by the layouts' fork code (ssa-io.c). */
+u8 ssa_op_of(struct bio *bio);
+void ssa_fork_begin(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
+		    u64 start, u64 end, u32 nr_children);
+void ssa_io_put(struct ssa_io *io);
+void ssa_io_set_error(struct ssa_io *io, blk_status_t status);
+void ssa_child_done(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
+		    struct ssa_cstate *cs, blk_status_t status);
+void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
+		      struct ssa_cstate *cs, bool from_map);
+u64 ssa_count_segs(struct ssa_ctx *sc, struct ssa_io *io, struct bio *parent,
+		   u64 start, u64 end);
+bool ssa_gather(struct ssa_ctx *sc, struct bio *parent, struct bio *child,
+		unsigned int m, u64 start, u64 end);
+u64 ssa_member_first(struct ssa_ctx *sc, unsigned int m, u64 ms);
+u64 ssa_chunks(struct ssa_ctx *sc, u64 start, u64 end);
+
+/* ssa-mirror.c */
+int ssa_mirror_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		   u8 op, u64 start, u64 end);
+void ssa_mirror_join(struct ssa_io *io);
+void ssa_mirror_retry_work(struct work_struct *work);
+int ssa_mirror_fail(struct ssa_ctx *sc, unsigned int m);
+int ssa_rebuild_alloc(struct ssa_ctx *sc);
+void ssa_rebuild_free(struct ssa_ctx *sc);
+void ssa_rebuild_start(struct ssa_ctx *sc);
+void ssa_rebuild_stop(struct ssa_ctx *sc);
+void ssa_rebuild_rate_changed(struct ssa_ctx *sc);
+u64 ssa_rebuild_cursor(struct ssa_ctx *sc);
 
 #endif /* DM_SSASTRIPE_H */

@@ -66,7 +66,7 @@ static struct ssa_cstate *ssa_cstate_of(struct ssa_ctx *sc, struct bio *bio,
 	return &(*io)->cs;
 }
 
-static u8 ssa_op_of(struct bio *bio)
+u8 ssa_op_of(struct bio *bio)
 {
 	if (op_is_flush(bio->bi_opf) && !bio_sectors(bio))
 		return SSA_OP_FLUSH;
@@ -130,9 +130,12 @@ static void ssa_account_issue(struct ssa_member *mb, struct ssa_cstate *cs)
 	}
 }
 
-/* Every child, and every remapped parent, reaches its member here. */
-static void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio,
-			     struct ssa_io *io, struct ssa_cstate *cs)
+/*
+ * Every child, and every remapped parent, reaches its member here.
+ * @from_map: called from the target's map function (see ssa_dispatch()).
+ */
+void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
+		      struct ssa_cstate *cs, bool from_map)
 {
 	struct ssa_member *mb = &sc->members[cs->member];
 	unsigned int depth = READ_ONCE(sc->queue_depth);
@@ -148,7 +151,7 @@ static void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio,
 					    cs->msector, cs->len, 0, 0,
 					    ssa_trace_mdev(sc, cs),
 					    ssa_trace_bsector(sc, cs));
-		ssa_dispatch(sc, bio, io, cs, 0, !!io);
+		ssa_dispatch(sc, bio, io, cs, 0, io && from_map);
 		return;
 	}
 
@@ -162,7 +165,7 @@ static void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio,
 		mb->inflight++;
 		cs->counted = true;
 		spin_unlock_irqrestore(&mb->lock, flags);
-		ssa_dispatch(sc, bio, io, cs, 0, !!io);
+		ssa_dispatch(sc, bio, io, cs, 0, io && from_map);
 		return;
 	}
 	bio_list_add(&mb->queue[READ_ONCE(sc->priority) ? cs->class :
@@ -218,14 +221,22 @@ void ssa_kick_members(struct ssa_ctx *sc)
 		queue_work(sc->wq, &sc->members[m].dispatch_work);
 }
 
+/*
+ * Is a child's error a fault of its member (not an unsupported op, or a
+ * hint that failed)?
+ */
+bool ssa_member_fault(blk_status_t status, struct bio *bio)
+{
+	return status != BLK_STS_NOTSUPP && status != BLK_STS_AGAIN &&
+	       !(bio->bi_opf & REQ_RAHEAD);
+}
+
 void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
 		      struct bio *bio)
 {
 	struct ssa_member *mb = &sc->members[m];
 
-	/* Not a fault of the member: unsupported op, or a hint that failed. */
-	if (status == BLK_STS_NOTSUPP || status == BLK_STS_AGAIN ||
-	    (bio->bi_opf & REQ_RAHEAD))
+	if (!ssa_member_fault(status, bio))
 		return;
 
 	atomic_inc(&mb->errors);
@@ -238,9 +249,8 @@ void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
 }
 
 /* The member device completed a child (any context). */
-static void ssa_child_done(struct ssa_ctx *sc, struct bio *bio,
-			   struct ssa_io *io, struct ssa_cstate *cs,
-			   blk_status_t status)
+void ssa_child_done(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
+		    struct ssa_cstate *cs, blk_status_t status)
 {
 	struct ssa_member *mb = &sc->members[cs->member];
 	unsigned long flags;
@@ -267,18 +277,21 @@ static void ssa_child_done(struct ssa_ctx *sc, struct bio *bio,
 		queue_work(sc->wq, &mb->dispatch_work);
 }
 
-static void ssa_io_set_error(struct ssa_io *io, blk_status_t status)
+void ssa_io_set_error(struct ssa_io *io, blk_status_t status)
 {
 	cmpxchg(&io->error, 0, (__force u32)status);
 }
 
 /* Drop one reference on the fork; the last one joins it. */
-static void ssa_io_put(struct ssa_io *io)
+void ssa_io_put(struct ssa_io *io)
 {
 	struct bio *parent;
 
 	if (!atomic_dec_and_test(&io->pending))
 		return;
+
+	if (ssa_is_mirror(io->sc))
+		ssa_mirror_join(io);
 
 	parent = ssa_parent_of(io);
 	parent->bi_status = (__force blk_status_t)io->error;
@@ -340,7 +353,7 @@ static void ssa_issue(struct ssa_ctx *sc, struct ssa_io *io,
 	cs->op = ssa_op_of(child);
 	cs->idx = io->nr_children++;
 	atomic_inc(&io->pending);
-	ssa_submit_child(sc, child, io, cs);
+	ssa_submit_child(sc, child, io, cs, true);
 }
 
 /* An empty flush: every member flushes. */
@@ -421,8 +434,8 @@ static unsigned int ssa_count_bytes(struct bio *parent, struct bvec_iter *it,
  * cut at the start of the chunk piece that overflows it and DM core sends
  * the rest as a new request.  Returns the (possibly reduced) end.
  */
-static u64 ssa_count_segs(struct ssa_ctx *sc, struct ssa_io *io,
-			  struct bio *parent, u64 start, u64 end)
+u64 ssa_count_segs(struct ssa_ctx *sc, struct ssa_io *io, struct bio *parent,
+		   u64 start, u64 end)
 {
 	struct bvec_iter it = parent->bi_iter;
 	struct ssa_extent e;
@@ -451,8 +464,8 @@ static u64 ssa_count_segs(struct ssa_ctx *sc, struct ssa_io *io,
  * Add the pieces of [start, end) that lie on member @m to @child.  @start
  * must be where @parent's iterator stands.
  */
-static bool ssa_gather(struct ssa_ctx *sc, struct bio *parent,
-		       struct bio *child, unsigned int m, u64 start, u64 end)
+bool ssa_gather(struct ssa_ctx *sc, struct bio *parent, struct bio *child,
+		unsigned int m, u64 start, u64 end)
 {
 	struct bvec_iter it = parent->bi_iter;
 	struct ssa_extent e;
@@ -482,7 +495,7 @@ static bool ssa_gather(struct ssa_ctx *sc, struct bio *parent,
 }
 
 /* Logical sector of member sector @ms of member @m. */
-static u64 ssa_member_first(struct ssa_ctx *sc, unsigned int m, u64 ms)
+u64 ssa_member_first(struct ssa_ctx *sc, unsigned int m, u64 ms)
 {
 	const struct ssa_geom *g = &sc->geom;
 	u32 off;
@@ -492,7 +505,7 @@ static u64 ssa_member_first(struct ssa_ctx *sc, unsigned int m, u64 ms)
 }
 
 /* Chunks that [start, end) touches. */
-static u64 ssa_chunks(struct ssa_ctx *sc, u64 start, u64 end)
+u64 ssa_chunks(struct ssa_ctx *sc, u64 start, u64 end)
 {
 	u32 off;
 
@@ -560,8 +573,8 @@ static void ssa_fork_coalesced(struct ssa_ctx *sc, struct ssa_io *io,
 	}
 }
 
-static void ssa_fork_begin(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
-			   u64 start, u64 end, u32 nr_children)
+void ssa_fork_begin(struct ssa_ctx *sc, struct ssa_io *io, u8 op, u64 start,
+		    u64 end, u32 nr_children)
 {
 	atomic_set(&io->pending, 1);
 	trace_ssastripe_fork(sc->devt, io->id, op, start, end - start,
@@ -609,7 +622,19 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 		this_cpu_inc(sc->stats->requests[op]);
 		break;
 	case SSA_OP_FLUSH:
+	case SSA_OP_DISCARD:
+	case SSA_OP_WRITE_ZEROES:
 		this_cpu_inc(sc->stats->other);
+		break;
+	default:
+		return DM_MAPIO_KILL;
+	}
+
+	if (ssa_is_mirror(sc))
+		return ssa_mirror_map(sc, io, bio, op, start, end);
+
+	switch (op) {
+	case SSA_OP_FLUSH:
 		/* DM core sends the data of a flush separately, after it. */
 		ssa_fork_begin(sc, io, op, start, start, sc->nr_members);
 		ssa_fork_flush(sc, io, bio);
@@ -617,15 +642,12 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 		return DM_MAPIO_SUBMITTED;
 	case SSA_OP_DISCARD:
 	case SSA_OP_WRITE_ZEROES:
-		this_cpu_inc(sc->stats->other);
 		ssa_fork_begin(sc, io, op, start, end,
 			       min_t(u64, ssa_chunks(sc, start, end),
 				     sc->nr_members));
 		ssa_fork_extent(sc, io, bio, start, end);
 		ssa_io_put(io);
 		return DM_MAPIO_SUBMITTED;
-	default:
-		return DM_MAPIO_KILL;
 	}
 
 	sc->layout->map(&sc->geom, start, &e);
@@ -644,7 +666,7 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 		cs->op = op;
 		bio_set_dev(bio, sc->members[e.member].dev->bdev);
 		bio->bi_iter.bi_sector = sc->members[e.member].offset + e.msector;
-		ssa_submit_child(sc, bio, io, cs);
+		ssa_submit_child(sc, bio, io, cs, true);
 		return DM_MAPIO_SUBMITTED;
 	}
 
@@ -710,7 +732,7 @@ int ssa_inject_high(struct ssa_ctx *sc, unsigned int m, unsigned int count)
 		bio->bi_iter.bi_sector = mb->offset + c->cs.msector;
 		bio->bi_end_io = ssa_inject_endio;
 		atomic_inc(&sc->injected);
-		ssa_submit_child(sc, bio, NULL, &c->cs);
+		ssa_submit_child(sc, bio, NULL, &c->cs, false);
 	}
 	return 0;
 }

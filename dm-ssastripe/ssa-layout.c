@@ -12,6 +12,9 @@
  *
  * which is the placement of the kernel's own "striped" target, so the two
  * leave identical bytes on identical members.
+ *
+ * Mirror layout, with K copies: the same placement over N / K sets, each
+ * set being K consecutive members holding identical data.
  */
 #ifdef __KERNEL__
 #include <linux/kernel.h>
@@ -84,11 +87,37 @@ bool ssa_stripe_member_range(const struct ssa_geom *g, u64 start, u64 end,
 	return true;
 }
 
+/*
+ * A read split among @n copies: every share but the last is the same
+ * multiple of @align sectors, so no share starts inside an @align block
+ * that another share also touches.  Fewer than @n shares result when @len
+ * is short; 0 means do not split (@len fits in one @align block).
+ */
+u64 ssa_split_share(u64 len, u32 n, u32 align)
+{
+	u64 share;
+
+	if (n < 2 || len <= align)
+		return 0;
+	share = div_u64(len + n - 1, n);
+	share = div_u64(share + align - 1, align) * align;
+	return share;
+}
+
 static const struct ssa_layout ssa_layouts[] = {
 	{
 		.name = "stripe",
 		.id = SSA_LAYOUT_STRIPE,
 		.min_members = 1,
+		.data_members = ssa_stripe_data_members,
+		.map = ssa_stripe_map,
+		.member_range = ssa_stripe_member_range,
+	},
+	{
+		/* geom.members counts mirror sets; see ssa_mirror_member() */
+		.name = "mirror",
+		.id = SSA_LAYOUT_MIRROR,
+		.min_members = 2,
 		.data_members = ssa_stripe_data_members,
 		.map = ssa_stripe_map,
 		.member_range = ssa_stripe_member_range,

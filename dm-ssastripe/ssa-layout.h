@@ -23,13 +23,14 @@
 
 enum ssa_layout_id {
 	SSA_LAYOUT_STRIPE,
+	SSA_LAYOUT_MIRROR,	/* RAID 1 / RAID 1/0: stripe over mirror sets */
 };
 
 /* The geometry every layout function works from. */
 struct ssa_geom {
 	u32 chunk;		/* stripe unit (BSU), 512-byte sectors */
 	int chunk_shift;	/* log2(chunk), or -1 when not a power of two */
-	u32 members;		/* number of member devices */
+	u32 members;		/* members striped over (mirror: sets) */
 };
 
 /* Where one logical sector lands, and how far the run goes from there. */
@@ -62,5 +63,19 @@ void ssa_stripe_map(const struct ssa_geom *g, u64 lsector,
 		    struct ssa_extent *e);
 bool ssa_stripe_member_range(const struct ssa_geom *g, u64 start, u64 end,
 			     u32 member, u64 *mstart, u64 *mend);
+
+/*
+ * Mirror layout: members are grouped into sets of @copies consecutive
+ * members and chunks are striped over the sets (geom.members is the number
+ * of sets), so the stripe functions above map a logical sector to its set.
+ * Member k of set s is member s * copies + k.
+ */
+static inline u32 ssa_mirror_member(u32 set, u32 copies, u32 k)
+{
+	return set * copies + k;
+}
+
+/* Sectors of each share when a read of @len is split among @n copies. */
+u64 ssa_split_share(u64 len, u32 n, u32 align);
 
 #endif /* SSA_LAYOUT_H */

@@ -6,6 +6,9 @@
  *   <layout> <chunk_sectors> <#members> <dev> <offset> [<dev> <offset>]...
  *   [<#opt_args> <opt_args>...]
  *
+ * <layout> is "stripe" or "mirror" (sets of "copies" members, see
+ * ssa-mirror.c).
+ *
  * See Documentation/ssastripe.rst for the full syntax and the status format.
  */
 #include <linux/module.h>
@@ -28,6 +31,17 @@ struct ssa_opt_desc {
 };
 
 static const char *const ssa_on_off[] = { "off", "on", NULL };
+static const char *const ssa_policies[] = {
+	[SSA_READ_QUEUE] = "queue",
+	[SSA_READ_SPLIT] = "split",
+	[SSA_READ_NEAREST] = "nearest",
+	[SSA_READ_ROUND_ROBIN] = "round_robin",
+	NULL
+};
+
+/* Options that only the mirror layout takes. */
+#define SSA_MIRROR_OPTS	(BIT(SSA_OPT_COPIES) | BIT(SSA_OPT_READ_POLICY) | \
+			 BIT(SSA_OPT_REBUILD_RATE) | BIT(SSA_OPT_REBUILD))
 
 static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 	[SSA_OPT_COALESCE] = {
@@ -46,6 +60,31 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		.range = { 0, 1, "Invalid priority: expected on or off" },
 		.words = ssa_on_off,
 		.def = 1,
+	},
+	[SSA_OPT_COPIES] = {
+		.name = "copies",
+		.range = { 2, SSA_MAX_MEMBERS,
+			   "Invalid copies: expected 2 to 64" },
+		.def = 2,
+	},
+	[SSA_OPT_READ_POLICY] = {
+		.name = "read_policy",
+		.range = { 0, SSA_NR_READ_POLICIES - 1,
+			   "Invalid read_policy: expected queue, split, nearest or round_robin" },
+		.words = ssa_policies,
+		.def = SSA_READ_QUEUE,
+	},
+	[SSA_OPT_REBUILD_RATE] = {
+		.name = "rebuild_rate",
+		.range = { 0, INT_MAX,
+			   "Invalid rebuild_rate: expected KiB/s, 0 for no limit" },
+		.def = 0,
+	},
+	[SSA_OPT_REBUILD] = {
+		.name = "rebuild",
+		.range = { 0, SSA_MAX_MEMBERS - 1,
+			   "Invalid rebuild member: expected a member index" },
+		.def = 0,
 	},
 };
 
@@ -77,6 +116,7 @@ static void ssa_apply_opts(struct ssa_ctx *sc)
 	WRITE_ONCE(sc->coalesce, sc->opt[SSA_OPT_COALESCE]);
 	WRITE_ONCE(sc->queue_depth, sc->opt[SSA_OPT_QUEUE_DEPTH]);
 	WRITE_ONCE(sc->priority, sc->opt[SSA_OPT_PRIORITY]);
+	WRITE_ONCE(sc->read_policy, sc->opt[SSA_OPT_READ_POLICY]);
 }
 
 static int ssa_opt_find(const char *key)
@@ -100,6 +140,7 @@ static void ssa_free(struct ssa_ctx *sc)
 {
 	unsigned int m;
 
+	ssa_rebuild_free(sc);
 	if (sc->wq)
 		destroy_workqueue(sc->wq);
 
@@ -201,7 +242,8 @@ static int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 {
 	/* Loose bound: a repeated option gets its own, clearer, message. */
 	static const struct dm_arg group = {
-		0, 4 * SSA_NR_OPTS, "Invalid number of optional arguments"
+		0, 4 * (SSA_NR_OPTS + SSA_MAX_MEMBERS),
+		"Invalid number of optional arguments"
 	};
 	struct dm_target *ti = sc->ti;
 	unsigned int argc, i;
@@ -226,7 +268,8 @@ static int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 			ti->error = "Unknown optional argument";
 			return -EINVAL;
 		}
-		if (test_and_set_bit(o, &sc->opts_given)) {
+		if (test_and_set_bit(o, &sc->opts_given) &&
+		    o != SSA_OPT_REBUILD) {
 			DMERR("optional argument '%s' given twice", key);
 			ti->error = "Duplicate optional argument";
 			return -EINVAL;
@@ -240,7 +283,62 @@ static int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 		if (r)
 			return r;
 		argc--;
+		if (o == SSA_OPT_REBUILD) {
+			if (sc->rebuild_mask & BIT_ULL(sc->opt[o])) {
+				DMERR("rebuild %u given twice", sc->opt[o]);
+				ti->error = "Duplicate rebuild member";
+				return -EINVAL;
+			}
+			sc->rebuild_mask |= BIT_ULL(sc->opt[o]);
+		}
 	}
+	return 0;
+}
+
+/*
+ * Mirror geometry and its options: copies divides the members, and every
+ * set keeps a copy that is not being rebuilt.
+ */
+static int ssa_check_mirror(struct ssa_ctx *sc)
+{
+	struct dm_target *ti = sc->ti;
+	unsigned int n = sc->nr_members, copies, m, k, set;
+
+	if (!ssa_is_mirror(sc)) {
+		if (sc->opts_given & SSA_MIRROR_OPTS) {
+			ti->error = "Option only valid for the mirror layout";
+			return -EINVAL;
+		}
+		sc->copies = 1;
+		return 0;
+	}
+
+	copies = sc->opt[SSA_OPT_COPIES];
+	if (copies > n || n % copies) {
+		DMERR("%u members cannot form sets of %u copies", n, copies);
+		ti->error = "Number of members is not a multiple of copies";
+		return -EINVAL;
+	}
+	sc->copies = copies;
+	if (sc->rebuild_mask >> n) {
+		ti->error = "rebuild names a member the table does not have";
+		return -EINVAL;
+	}
+	for (set = 0; set < n / copies; set++) {
+		for (k = 0; k < copies; k++) {
+			m = ssa_mirror_member(set, copies, k);
+			if (!(sc->rebuild_mask & BIT_ULL(m)))
+				break;
+		}
+		if (k == copies) {
+			DMERR("every copy of set %u is named by rebuild", set);
+			ti->error = "rebuild would leave a mirror set without a source copy";
+			return -EINVAL;
+		}
+	}
+	for (m = 0; m < n; m++)
+		if (sc->rebuild_mask & BIT_ULL(m))
+			set_bit(SSA_MEMBER_REBUILD, &sc->members[m].flags);
 	return 0;
 }
 
@@ -266,6 +364,7 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		1, SSA_MAX_MEMBERS, "Invalid number of members: expected 1 to 64"
 	};
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
+	struct dm_arg_set mas;
 	unsigned int chunk, n, m;
 	const struct ssa_layout *layout;
 	struct ssa_ctx *sc;
@@ -279,7 +378,7 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	layout = ssa_layout_find(dm_shift_arg(&as));
 	if (!layout) {
-		ti->error = "Unknown layout: expected stripe";
+		ti->error = "Unknown layout: expected stripe or mirror";
 		return -EINVAL;
 	}
 
@@ -315,6 +414,10 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	sc->devt = disk_devt(dm_disk(dm_table_get_md(ti->table)));
 	ssa_geom_init(&sc->geom, chunk, n);
 	INIT_WORK(&sc->event_work, ssa_event_work);
+	spin_lock_init(&sc->retry_lock);
+	bio_list_init(&sc->retry);
+	INIT_WORK(&sc->retry_work, ssa_mirror_retry_work);
+	atomic_set(&sc->rr, 0);
 	atomic_set(&sc->injected, 0);
 	atomic_set(&sc->inject_seq, 0);
 	init_waitqueue_head(&sc->injected_wait);
@@ -327,7 +430,28 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		bio_list_init(&mb->queue[SSA_CLASS_HIGH]);
 		bio_list_init(&mb->queue[SSA_CLASS_LOW]);
 		INIT_WORK(&mb->dispatch_work, ssa_dispatch_work);
+		atomic_set(&mb->outstanding, 0);
 	}
+
+	/* Options come after the members, but decide the geometry. */
+	mas.argc = 2 * n;
+	mas.argv = as.argv;
+	dm_consume_args(&as, 2 * n);
+	r = ssa_parse_opts(sc, &as);
+	if (r)
+		goto bad;
+	if (as.argc) {
+		DMERR("%u unexpected argument(s), starting at '%s'",
+		      as.argc, as.argv[0]);
+		ti->error = "Too many arguments";
+		r = -EINVAL;
+		goto bad;
+	}
+	ssa_apply_opts(sc);
+	r = ssa_check_mirror(sc);
+	if (r)
+		goto bad;
+	ssa_geom_init(&sc->geom, chunk, n / sc->copies);
 
 	width = (u64)chunk * layout->data_members(&sc->geom);
 	rows = div64_u64_rem(ti->len, width, &rem);
@@ -342,24 +466,12 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	sc->member_len = rows * chunk;
 
 	for (m = 0; m < n; m++) {
-		const char *path = dm_shift_arg(&as);
+		const char *path = dm_shift_arg(&mas);
 
-		r = ssa_get_member(sc, m, path, dm_shift_arg(&as));
+		r = ssa_get_member(sc, m, path, dm_shift_arg(&mas));
 		if (r)
 			goto bad;
 	}
-
-	r = ssa_parse_opts(sc, &as);
-	if (r)
-		goto bad;
-	if (as.argc) {
-		DMERR("%u unexpected argument(s), starting at '%s'",
-		      as.argc, as.argv[0]);
-		ti->error = "Too many arguments";
-		r = -EINVAL;
-		goto bad;
-	}
-	ssa_apply_opts(sc);
 
 	r = ssa_check_overlap(sc);
 	if (r)
@@ -378,7 +490,16 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
-	r = bioset_init(&sc->bs, max_t(unsigned int, BIO_POOL_SIZE, n),
+	if (sc->rebuild_mask) {
+		r = ssa_rebuild_alloc(sc);
+		if (r) {
+			ti->error = "Cannot allocate rebuild state";
+			goto bad;
+		}
+	}
+
+	/* a mirror child may hold a gathered source: two bios per child */
+	r = bioset_init(&sc->bs, max_t(unsigned int, BIO_POOL_SIZE, 2 * n),
 			offsetof(struct ssa_child, bio),
 			BIOSET_NEED_BVECS | BIOSET_NEED_RESCUER);
 	if (r) {
@@ -404,6 +525,7 @@ static void ssa_dtr(struct dm_target *ti)
 
 	/* DM waits for requests; internal work it does not know about. */
 	wait_event(sc->injected_wait, !atomic_read(&sc->injected));
+	ssa_rebuild_stop(sc);
 	flush_work(&sc->event_work);
 	ssa_free(sc);
 }
@@ -441,9 +563,34 @@ static void ssa_sum_volume(struct ssa_ctx *sc, struct ssa_volume_stats *s)
 	}
 }
 
+/* A: in sync; a: being rebuilt; D: failed. */
 static char ssa_health(struct ssa_member *mb)
 {
-	return test_bit(SSA_MEMBER_FAILED, &mb->flags) ? 'D' : 'A';
+	if (test_bit(SSA_MEMBER_FAILED, &mb->flags))
+		return 'D';
+	return test_bit(SSA_MEMBER_REBUILD, &mb->flags) ? 'a' : 'A';
+}
+
+/* The optional arguments of the table line; returns the new length. */
+static unsigned int ssa_emit_opts(struct ssa_ctx *sc, char *result,
+				  unsigned int maxlen, unsigned int sz)
+{
+	unsigned long plain = sc->opts_given & ~BIT(SSA_OPT_REBUILD);
+	unsigned int i, m;
+
+	DMEMIT(" %u", 2 * ((unsigned int)hweight_long(plain) +
+			   (unsigned int)hweight64(sc->rebuild_mask)));
+	for_each_set_bit(i, &plain, SSA_NR_OPTS) {
+		if (ssa_opts[i].words)
+			DMEMIT(" %s %s", ssa_opts[i].name,
+			       ssa_opts[i].words[sc->opt[i]]);
+		else
+			DMEMIT(" %s %u", ssa_opts[i].name, sc->opt[i]);
+	}
+	for (m = 0; m < sc->nr_members; m++)
+		if (sc->rebuild_mask & BIT_ULL(m))
+			DMEMIT(" rebuild %u", m);
+	return sz;
 }
 
 static void ssa_status(struct dm_target *ti, status_type_t type,
@@ -453,7 +600,7 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 	struct ssa_ctx *sc = ti->private;
 	struct ssa_volume_stats vs;
 	struct ssa_member_stats ms;
-	unsigned int sz = 0, m, i;
+	unsigned int sz = 0, m;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
@@ -482,6 +629,12 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 			       ms.dispatched[SSA_CLASS_HIGH],
 			       ms.dispatched[SSA_CLASS_LOW]);
 		}
+		if (ssa_is_mirror(sc))
+			DMEMIT(" %u %s %llu/%llu", sc->copies,
+			       ssa_policies[READ_ONCE(sc->read_policy)],
+			       (unsigned long long)min_t(u64, ssa_rebuild_cursor(sc),
+							 sc->member_len),
+			       (unsigned long long)sc->member_len);
 		break;
 
 	case STATUSTYPE_TABLE:
@@ -490,19 +643,8 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 		for (m = 0; m < sc->nr_members; m++)
 			DMEMIT(" %s %llu", sc->members[m].dev->name,
 			       (unsigned long long)sc->members[m].offset);
-		if (sc->opts_given) {
-			DMEMIT(" %u", 2 * (unsigned int)hweight_long(sc->opts_given));
-			for (i = 0; i < SSA_NR_OPTS; i++) {
-				if (!test_bit(i, &sc->opts_given))
-					continue;
-				if (ssa_opts[i].words)
-					DMEMIT(" %s %s", ssa_opts[i].name,
-					       ssa_opts[i].words[sc->opt[i]]);
-				else
-					DMEMIT(" %s %u", ssa_opts[i].name,
-					       sc->opt[i]);
-			}
-		}
+		if (sc->opts_given)
+			sz = ssa_emit_opts(sc, result, maxlen, sz);
 		break;
 
 	case STATUSTYPE_IMA:
@@ -512,6 +654,9 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 		       sc->coalesce ? 'y' : 'n');
 		DMEMIT(",queue_depth=%u,priority=%c", READ_ONCE(sc->queue_depth),
 		       READ_ONCE(sc->priority) ? 'y' : 'n');
+		if (ssa_is_mirror(sc))
+			DMEMIT(",copies=%u,read_policy=%s", sc->copies,
+			       ssa_policies[READ_ONCE(sc->read_policy)]);
 		for (m = 0; m < sc->nr_members; m++)
 			DMEMIT(",member_%u_device_name=%s,member_%u_offset=%llu",
 			       m, sc->members[m].dev->name, m,
@@ -527,6 +672,9 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 /*
  * dmsetup message <dev> 0 queue_depth <D>
  * dmsetup message <dev> 0 priority on|off
+ * dmsetup message <dev> 0 read_policy queue|split|nearest|round_robin
+ * dmsetup message <dev> 0 rebuild_rate <KiB/s>
+ * dmsetup message <dev> 0 fail <member>
  * dmsetup message <dev> 0 debug_inject_high <member> <count>   (tests only)
  */
 static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
@@ -538,7 +686,12 @@ static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
 	int o;
 
 	o = argc ? ssa_opt_find(argv[0]) : -1;
-	if (argc == 2 && (o == SSA_OPT_QUEUE_DEPTH || o == SSA_OPT_PRIORITY)) {
+	if (argc == 2 && (o == SSA_OPT_QUEUE_DEPTH || o == SSA_OPT_PRIORITY ||
+			  o == SSA_OPT_READ_POLICY || o == SSA_OPT_REBUILD_RATE)) {
+		if (!ssa_is_mirror(sc) && BIT(o) & SSA_MIRROR_OPTS) {
+			DMWARN("%s: only the mirror layout has it", argv[0]);
+			return -EINVAL;
+		}
 		if (ssa_opt_value(o, argv[1], &val, &error)) {
 			DMWARN("%s", error);
 			return -EINVAL;
@@ -547,7 +700,21 @@ static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
 		set_bit(o, &sc->opts_given);
 		ssa_apply_opts(sc);
 		ssa_kick_members(sc);
+		if (o == SSA_OPT_REBUILD_RATE)
+			ssa_rebuild_rate_changed(sc);
 		return 0;
+	}
+
+	if (argc == 2 && !strcasecmp(argv[0], "fail")) {
+		if (!ssa_is_mirror(sc)) {
+			DMWARN("fail: only the mirror layout has copies to fail over to");
+			return -EINVAL;
+		}
+		if (kstrtouint(argv[1], 10, &m) || m >= sc->nr_members) {
+			DMWARN("fail <member 0..%u>", sc->nr_members - 1);
+			return -EINVAL;
+		}
+		return ssa_mirror_fail(sc, m);
 	}
 
 	if (argc == 3 && !strcasecmp(argv[0], "debug_inject_high")) {
@@ -588,9 +755,19 @@ static void ssa_io_hints(struct dm_target *ti, struct queue_limits *limits)
 		blk_limits_io_opt(limits, stripe_bytes);
 }
 
+static void ssa_presuspend(struct dm_target *ti)
+{
+	ssa_rebuild_stop(ti->private);
+}
+
+static void ssa_resume(struct dm_target *ti)
+{
+	ssa_rebuild_start(ti->private);
+}
+
 static struct target_type ssa_target = {
 	.name = "ssastripe",
-	.version = { 1, 2, 0 },
+	.version = { 1, 3, 0 },
 	.module = THIS_MODULE,
 	.ctr = ssa_ctr,
 	.dtr = ssa_dtr,
@@ -598,6 +775,9 @@ static struct target_type ssa_target = {
 	.end_io = ssa_end_io,
 	.status = ssa_status,
 	.message = ssa_message,
+	.presuspend = ssa_presuspend,
+	.presuspend_undo = ssa_resume,
+	.resume = ssa_resume,
 	.iterate_devices = ssa_iterate_devices,
 	.io_hints = ssa_io_hints,
 };

@@ -109,6 +109,37 @@ static bool check_range(const struct ssa_geom *g, const struct ref *r,
 	return true;
 }
 
+/*
+ * Every read length and copy count: the shares, taken in order, cover the
+ * read exactly, are aligned multiples except the last, and there are at
+ * most as many as copies (at least two when splitting at all).
+ */
+static bool check_split(void)
+{
+	u32 n, align = 8;
+	u64 len, share, nshares;
+
+	for (n = 1; n <= 8; n++) {
+		for (len = 1; len <= 4096; len++) {
+			share = ssa_split_share(len, n, align);
+			if (!share) {
+				if (n >= 2 && len > align)
+					return false;
+				continue;
+			}
+			nshares = (len + share - 1) / share;
+			if (share % align || nshares > n || nshares < 2 ||
+			    (nshares - 1) * share >= len) {
+				fprintf(stderr, "# split len=%llu n=%u: share %llu\n",
+					(unsigned long long)len, n,
+					(unsigned long long)share);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 int main(void)
 {
 	static const u32 chunks[] = { 1, 3, 8, 128, 192, 2048 };
@@ -117,7 +148,7 @@ int main(void)
 	const struct ssa_layout *l;
 
 	printf("TAP version 13\n");
-	printf("1..%zu\n", 3 + 2 * ARRAY_SIZE(chunks) * ARRAY_SIZE(widths));
+	printf("1..%zu\n", 6 + 2 * ARRAY_SIZE(chunks) * ARRAY_SIZE(widths));
 
 	l = ssa_layout_find("stripe");
 	tap(l && l->map == ssa_stripe_map && l->min_members == 1,
@@ -165,6 +196,18 @@ int main(void)
 		    e.msector == (s / 192 / 5) * 192 + s % 192,
 		    "map beyond 2^40 sectors");
 	}
+
+	l = ssa_layout_find("mirror");
+	tap(l && l->id == SSA_LAYOUT_MIRROR && l->map == ssa_stripe_map &&
+	    l->min_members == 2 && ssa_mirror_member(3, 2, 1) == 7 &&
+	    ssa_mirror_member(0, 3, 2) == 2,
+	    "mirror: sets of consecutive members, striped like stripe");
+
+	tap(check_split(), "split shares cover the read in aligned pieces");
+	tap(ssa_split_share(8, 2, 8) == 0 && ssa_split_share(100, 1, 8) == 0 &&
+	    ssa_split_share(2048, 2, 8) == 1024 &&
+	    ssa_split_share(24, 2, 8) == 16 && ssa_split_share(9, 3, 8) == 8,
+	    "split share examples");
 
 	printf("# %d passed, %d failed\n", test_nr - failures, failures);
 	return failures ? 1 : 0;

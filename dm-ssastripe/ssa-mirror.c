@@ -1,0 +1,871 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-ssastripe: the mirror layout (RAID 1 and RAID 1/0).
+ *
+ * Members form sets of K copies and chunks are striped over the sets, so
+ * the stripe mapping (geom.members = number of sets) says which set and
+ * which member sector a logical sector has; this file decides which copies
+ * of the set a child goes to.
+ *
+ *  - A piece is what a request has on one set: one chunk piece, or with
+ *    coalescing all its chunks on the set, gathered into one bio (the
+ *    "source").  Children are clones of the parent or of the source, so a
+ *    source stays alive (by reference) until its last child completes.
+ *  - Writes, discards and flushes go to every copy that has not failed.  A
+ *    write joins without error when, in each set it touched, some copy
+ *    completed all of its children; the copies that failed are marked and
+ *    take no more I/O.
+ *  - Reads go to one copy chosen by the read policy, or with "split" to
+ *    every readable copy, each taking a share.  A read child that fails is
+ *    retried, from a work item, on a copy it has not tried yet.
+ *
+ * Rebuild: a copy named by "rebuild <m>" in the table is written by user
+ * writes from the start, read only below the rebuild cursor, and filled in
+ * the background one window of member sectors at a time.  While a window
+ * is copied, writes that touch its rows are held back, and the copy starts
+ * only when the writes already in flight there have completed, so the copy
+ * never overwrites newer data with older.
+ */
+#include <linux/blkdev.h>
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+
+#include "dm-ssastripe.h"
+
+/* Member sectors copied per rebuild step (256 KiB). */
+#define SSA_RB_WINDOW		512
+/* Split read shares are multiples of 4 KiB. */
+#define SSA_SPLIT_ALIGN		8
+
+struct ssa_rebuild {
+	struct ssa_ctx *sc;
+	struct workqueue_struct *wq;
+	struct work_struct work;
+	wait_queue_head_t wait;
+
+	spinlock_t lock;	/* protects the fields down to @deferred */
+	bool active;		/* writes register until the rebuild ends */
+	u64 wlo, whi;		/* window being copied (empty: wlo == whi) */
+	struct list_head writes;	/* writes in flight (ssa_io.rb_node) */
+	struct bio_list deferred;	/* writes held back by the window */
+
+	u64 cursor;		/* member sectors below it are in sync */
+	bool stop;
+	unsigned long started;	/* jiffies when the rate window began */
+	u64 copied;		/* sectors copied since @started */
+	struct page **pages;
+	unsigned int nr_pages;
+};
+
+static inline struct ssa_child *ssa_child_of(struct bio *bio)
+{
+	return container_of(bio, struct ssa_child, bio);
+}
+
+static bool ssa_write_like(u8 op)
+{
+	return op == SSA_OP_WRITE || op == SSA_OP_DISCARD ||
+	       op == SSA_OP_WRITE_ZEROES || op == SSA_OP_FLUSH;
+}
+
+u64 ssa_rebuild_cursor(struct ssa_ctx *sc)
+{
+	/* pairs with the release in ssa_rebuild_work(): the copy is written */
+	return sc->rb ? smp_load_acquire(&sc->rb->cursor) : sc->member_len;
+}
+
+static bool ssa_copy_writable(struct ssa_ctx *sc, unsigned int m)
+{
+	return !test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags);
+}
+
+/* May member @m serve a read of its sectors below @mend? */
+static bool ssa_copy_readable(struct ssa_ctx *sc, unsigned int m, u64 mend)
+{
+	unsigned long flags = READ_ONCE(sc->members[m].flags);
+
+	if (flags & BIT(SSA_MEMBER_FAILED))
+		return false;
+	if (flags & BIT(SSA_MEMBER_REBUILD))
+		return mend <= ssa_rebuild_cursor(sc);
+	return true;
+}
+
+/*
+ * The copy of @set that a read of member sectors [ms, me) goes to under
+ * the read policy, leaving out the members in @exclude; -1 if none can.
+ */
+static int ssa_choose(struct ssa_ctx *sc, u32 set, u64 ms, u64 me,
+		      u64 exclude)
+{
+	unsigned int policy = READ_ONCE(sc->read_policy);
+	unsigned int k, i, start = 0, copies = sc->copies;
+	u64 best_v = U64_MAX;
+	int best = -1;
+
+	if (policy == SSA_READ_ROUND_ROBIN || policy == SSA_READ_QUEUE)
+		start = (unsigned int)atomic_inc_return(&sc->rr) % copies;
+
+	for (i = 0; i < copies; i++) {
+		unsigned int m;
+		struct ssa_member *mb;
+		u64 v, head;
+
+		k = (start + i) % copies;
+		m = ssa_mirror_member(set, copies, k);
+		if ((exclude & BIT_ULL(m)) || !ssa_copy_readable(sc, m, me))
+			continue;
+		mb = &sc->members[m];
+		switch (policy) {
+		case SSA_READ_QUEUE:
+			v = atomic_read(&mb->outstanding);
+			break;
+		case SSA_READ_NEAREST:
+			head = READ_ONCE(mb->head);
+			v = head > ms ? head - ms : ms - head;
+			break;
+		default:	/* round robin; split falls back to it */
+			v = 0;
+		}
+		if (v < best_v) {
+			best_v = v;
+			best = m;
+		}
+	}
+	return best;
+}
+
+static void ssa_mirror_child_put(struct bio *bio)
+{
+	struct bio *src = ssa_child_of(bio)->src;
+
+	bio_put(bio);
+	if (src)
+		bio_put(src);
+}
+
+static void ssa_mirror_endio(struct bio *bio)
+{
+	struct ssa_child *c = ssa_child_of(bio);
+	struct ssa_ctx *sc = c->sc;
+	struct ssa_io *io = c->io;
+	blk_status_t status = bio->bi_status;
+	unsigned long flags;
+
+	atomic_dec(&sc->members[c->cs.member].outstanding);
+	ssa_child_done(sc, bio, io, &c->cs, status);
+	if (unlikely(status) && !ssa_member_fault(status, bio)) {
+		ssa_io_set_error(io, status);
+	} else if (unlikely(status) && c->cs.op == SSA_OP_READ) {
+		/* another copy may have it: retry from process context */
+		spin_lock_irqsave(&sc->retry_lock, flags);
+		bio_list_add(&sc->retry, bio);
+		spin_unlock_irqrestore(&sc->retry_lock, flags);
+		queue_work(sc->wq, &sc->retry_work);
+		return;
+	} else if (unlikely(status)) {
+		atomic64_or(BIT_ULL(c->cs.member), &io->failed);
+	}
+	ssa_mirror_child_put(bio);
+	ssa_io_put(io);
+}
+
+/* Retry failed read children, each on a copy it has not been sent to. */
+void ssa_mirror_retry_work(struct work_struct *work)
+{
+	struct ssa_ctx *sc = container_of(work, struct ssa_ctx, retry_work);
+	struct bio_list list;
+	struct bio *bio;
+
+	spin_lock_irq(&sc->retry_lock);
+	list = sc->retry;
+	bio_list_init(&sc->retry);
+	spin_unlock_irq(&sc->retry_lock);
+
+	while ((bio = bio_list_pop(&list))) {
+		struct ssa_child *c = ssa_child_of(bio);
+		struct ssa_cstate *cs = &c->cs;
+		u32 set = cs->member / sc->copies;
+		struct ssa_member *mb;
+		int m;
+
+		m = ssa_choose(sc, set, cs->msector, cs->msector + cs->len,
+			       c->tried);
+		if (m < 0) {
+			DMERR_LIMIT("%s: read of sectors %llu+%u failed on every copy of set %u",
+				    dm_device_name(dm_table_get_md(sc->ti->table)),
+				    (unsigned long long)cs->msector, cs->len, set);
+			ssa_io_set_error(c->io, BLK_STS_IOERR);
+			ssa_mirror_child_put(bio);
+			ssa_io_put(c->io);
+			continue;
+		}
+		mb = &sc->members[m];
+		c->tried |= BIT_ULL(m);
+		cs->member = m;
+		bio->bi_iter = c->iter;
+		bio->bi_iter.bi_sector = mb->offset + cs->msector;
+		bio->bi_status = BLK_STS_OK;
+		bio_set_dev(bio, mb->dev->bdev);
+		atomic_inc(&mb->outstanding);
+		ssa_submit_child(sc, bio, c->io, cs, false);
+	}
+}
+
+/* How the fork walks a request: count its children, or issue them. */
+struct ssa_walk {
+	bool issue;
+	bool from_map;
+	u32 count;
+};
+
+/*
+ * Issue one child on member @m: sectors [off, off + len) of @src (the
+ * parent, or a source bio built for the set), at member sector @ms.
+ */
+static void ssa_mirror_child(struct ssa_ctx *sc, struct ssa_io *io,
+			     struct bio *parent, struct bio *src, u64 off,
+			     u64 len, unsigned int m, u64 ms, u8 op,
+			     bool from_map)
+{
+	struct ssa_member *mb = &sc->members[m];
+	struct ssa_child *c;
+	struct bio *bio;
+
+	bio = bio_alloc_clone(mb->dev->bdev, src, GFP_NOIO, &sc->bs);
+	if (unlikely(!bio)) {
+		ssa_io_set_error(io, BLK_STS_RESOURCE);
+		return;
+	}
+	if (bio_has_data(bio))
+		bio_trim(bio, off, len);
+	else if (op != SSA_OP_FLUSH)
+		bio->bi_iter.bi_size = len << SECTOR_SHIFT;
+
+	c = ssa_child_of(bio);
+	c->sc = sc;
+	c->io = io;
+	c->src = NULL;
+	if (src != parent) {
+		bio_get(src);
+		c->src = src;
+	}
+	c->tried = BIT_ULL(m);
+	c->cs.member = m;
+	c->cs.msector = ms;
+	c->cs.class = SSA_CLASS_LOW;
+	c->cs.op = op;
+	c->cs.len = bio_sectors(bio);
+	c->cs.idx = io->nr_children++;
+	bio->bi_iter.bi_sector = mb->offset + ms;
+	bio->bi_end_io = ssa_mirror_endio;
+	bio->bi_private = NULL;
+	c->iter = bio->bi_iter;
+
+	if (ssa_write_like(op))
+		io->issued |= BIT_ULL(m);
+	atomic_inc(&mb->outstanding);
+	WRITE_ONCE(mb->head, ms + c->cs.len);
+	atomic_inc(&io->pending);
+	ssa_submit_child(sc, bio, io, &c->cs, from_map);
+}
+
+/* The children of one piece: [off, off + len) of @src, on @set at @ms. */
+static void ssa_mirror_piece(struct ssa_ctx *sc, struct ssa_io *io,
+			     struct bio *parent, struct bio *src, u64 off,
+			     u64 len, u32 set, u64 ms, u8 op, struct ssa_walk *w)
+{
+	unsigned int k, n = 0, copies = sc->copies;
+	unsigned int live[SSA_MAX_MEMBERS];
+	u64 share, o;
+	int m;
+
+	if (ssa_write_like(op)) {
+		for (k = 0; k < copies; k++) {
+			m = ssa_mirror_member(set, copies, k);
+			if (!ssa_copy_writable(sc, m))
+				continue;
+			n++;
+			if (w->issue)
+				ssa_mirror_child(sc, io, parent, src, off, len,
+						 m, ms, op, w->from_map);
+		}
+		goto out;
+	}
+
+	if (READ_ONCE(sc->read_policy) == SSA_READ_SPLIT) {
+		for (k = 0; k < copies; k++) {
+			m = ssa_mirror_member(set, copies, k);
+			if (ssa_copy_readable(sc, m, ms + len))
+				live[n++] = m;
+		}
+		share = ssa_split_share(len, n, SSA_SPLIT_ALIGN);
+		if (share) {
+			for (o = 0, k = 0; o < len; o += share, k++) {
+				if (w->issue)
+					ssa_mirror_child(sc, io, parent, src,
+							 off + o,
+							 min(share, len - o),
+							 live[k], ms + o, op,
+							 w->from_map);
+			}
+			w->count += k;
+			return;
+		}
+	}
+
+	/* counting must not move the round-robin position */
+	if (!w->issue) {
+		w->count++;
+		return;
+	}
+	m = ssa_choose(sc, set, ms, ms + len, 0);
+	n = m >= 0;
+	if (n)
+		ssa_mirror_child(sc, io, parent, src, off, len, m, ms, op,
+				 w->from_map);
+out:
+	w->count += n;
+	if (!n && w->issue) {
+		DMERR_LIMIT("%s: set %u has no copy left for member sectors %llu+%llu",
+			    dm_device_name(dm_table_get_md(sc->ti->table)), set,
+			    (unsigned long long)ms, (unsigned long long)len);
+		ssa_io_set_error(io, BLK_STS_IOERR);
+	}
+}
+
+/* A bio holding the pages of everything [start, end) has on @set. */
+static struct bio *ssa_mirror_source(struct ssa_ctx *sc, struct ssa_io *io,
+				     struct bio *parent, u32 set, u64 start,
+				     u64 end, u64 sectors)
+{
+	struct block_device *bdev;
+	struct bio *src;
+
+	/* any member of the set: the source itself is never submitted */
+	bdev = sc->members[ssa_mirror_member(set, sc->copies, 0)].dev->bdev;
+	src = bio_alloc_bioset(bdev, io->segs[set], parent->bi_opf, GFP_NOIO,
+			       &sc->bs);
+	if (unlikely(!src))
+		return NULL;
+	bio_clone_blkg_association(src, parent);
+	src->bi_ioprio = parent->bi_ioprio;
+	if (unlikely(!ssa_gather(sc, parent, src, set, start, end) ||
+		     bio_sectors(src) != sectors)) {
+		bio_put(src);
+		return NULL;
+	}
+	return src;
+}
+
+/* Walk the pieces of a read, write, discard or write-zeroes request. */
+static void ssa_mirror_walk(struct ssa_ctx *sc, struct ssa_io *io,
+			    struct bio *parent, u8 op, u64 start, u64 end,
+			    struct ssa_walk *w)
+{
+	const struct ssa_geom *g = &sc->geom;
+	bool data = op == SSA_OP_READ || op == SSA_OP_WRITE;
+	struct ssa_extent e;
+	u64 ls, len, ms, me;
+	u32 set, off;
+
+	if (data && (!sc->coalesce || ssa_chunks(sc, start, end) <= g->members)) {
+		for (ls = start; ls < end; ls += len) {
+			sc->layout->map(g, ls, &e);
+			len = min(e.len, end - ls);
+			ssa_mirror_piece(sc, io, parent, parent, ls - start, len,
+					 e.member, e.msector, op, w);
+		}
+		return;
+	}
+
+	for (set = 0; set < g->members; set++) {
+		struct bio *src;
+
+		if (!sc->layout->member_range(g, start, end, set, &ms, &me))
+			continue;
+		if (!data || ssa_chunk_index(g, ms, &off) ==
+			     ssa_chunk_index(g, me - 1, &off)) {
+			/* one piece of the parent (or no data at all) */
+			ssa_mirror_piece(sc, io, parent, parent,
+					 data ? ssa_member_first(sc, set, ms) - start : 0,
+					 me - ms, set, ms, op, w);
+			continue;
+		}
+		if (!w->issue) {
+			ssa_mirror_piece(sc, io, parent, NULL, 0, me - ms, set,
+					 ms, op, w);
+			continue;
+		}
+		src = ssa_mirror_source(sc, io, parent, set, start, end,
+					me - ms);
+		if (unlikely(!src)) {
+			DMERR_LIMIT("set %u: could not build a %llu-sector child",
+				    set, (unsigned long long)(me - ms));
+			ssa_io_set_error(io, BLK_STS_RESOURCE);
+			continue;
+		}
+		ssa_mirror_piece(sc, io, parent, src, 0, me - ms, set, ms, op,
+				 w);
+		bio_put(src);	/* the children hold their own references */
+	}
+}
+
+static void ssa_mirror_fork(struct ssa_ctx *sc, struct ssa_io *io,
+			    struct bio *parent, u8 op, u64 start, u64 end,
+			    bool from_map)
+{
+	struct ssa_walk w = { .issue = false, .from_map = from_map };
+	unsigned int m;
+
+	io->issued = 0;
+	atomic64_set(&io->failed, 0);
+
+	if (op == SSA_OP_FLUSH) {
+		for (m = 0; m < sc->nr_members; m++)
+			w.count += ssa_copy_writable(sc, m);
+		ssa_fork_begin(sc, io, op, start, start, w.count);
+		for (m = 0; m < sc->nr_members; m++)
+			if (ssa_copy_writable(sc, m))
+				ssa_mirror_child(sc, io, parent, parent, 0, 0,
+						 m, 0, op, from_map);
+		if (!w.count)
+			ssa_io_set_error(io, BLK_STS_IOERR);
+		ssa_io_put(io);
+		return;
+	}
+
+	/* count first: the fork event announces its number of children */
+	ssa_mirror_walk(sc, io, parent, op, start, end, &w);
+	ssa_fork_begin(sc, io, op, start, end, w.count);
+	w.issue = true;
+	w.count = 0;
+	ssa_mirror_walk(sc, io, parent, op, start, end, &w);
+	ssa_io_put(io);
+}
+
+/* Member rows [*lo, *hi) that logical [start, end) touches. */
+static void ssa_rows_of(struct ssa_ctx *sc, u64 start, u64 end, u64 *lo,
+			u64 *hi)
+{
+	const struct ssa_geom *g = &sc->geom;
+	u32 off, set;
+	u64 c;
+
+	c = ssa_chunk_index(g, start, &off);
+	*lo = div_u64_rem(c, g->members, &set) * g->chunk;
+	c = ssa_chunk_index(g, max(end, start + 1) - 1, &off);
+	*hi = (div_u64_rem(c, g->members, &set) + 1) * g->chunk;
+}
+
+/*
+ * Writes while a rebuild runs: hold back (true) a write that touches the
+ * window being copied, else register it so the copy of a later window
+ * waits for it.
+ */
+static bool ssa_rebuild_admit(struct ssa_ctx *sc, struct ssa_io *io,
+			      struct bio *bio, u64 start, u64 end)
+{
+	struct ssa_rebuild *rb = sc->rb;
+	unsigned long flags;
+	bool held = false;
+	u64 lo, hi;
+
+	io->rb_hi = 0;
+	if (!rb || !READ_ONCE(rb->active))
+		return false;
+	ssa_rows_of(sc, start, end, &lo, &hi);
+
+	spin_lock_irqsave(&rb->lock, flags);
+	if (rb->active) {
+		if (lo < rb->whi && rb->wlo < hi) {
+			bio_list_add(&rb->deferred, bio);
+			held = true;
+		} else {
+			io->rb_lo = lo;
+			io->rb_hi = hi;
+			list_add_tail(&io->rb_node, &rb->writes);
+		}
+	}
+	spin_unlock_irqrestore(&rb->lock, flags);
+	return held;
+}
+
+/* A mirror request is about to be joined (any context). */
+void ssa_mirror_join(struct ssa_io *io)
+{
+	struct ssa_ctx *sc = io->sc;
+	struct ssa_rebuild *rb = sc->rb;
+	unsigned long flags;
+	u64 failed, set_mask;
+	unsigned int s;
+
+	if (io->rb_hi) {
+		spin_lock_irqsave(&rb->lock, flags);
+		list_del(&io->rb_node);
+		spin_unlock_irqrestore(&rb->lock, flags);
+		io->rb_hi = 0;
+		wake_up(&rb->wait);
+	}
+
+	failed = atomic64_read(&io->failed);
+	if (likely(!failed))
+		return;
+	/* Some copy of every set written must have taken all its children. */
+	for (s = 0; s < sc->geom.members; s++) {
+		set_mask = GENMASK_ULL((s + 1) * sc->copies - 1, s * sc->copies);
+		if ((io->issued & set_mask) &&
+		    !(io->issued & set_mask & ~failed)) {
+			ssa_io_set_error(io, BLK_STS_IOERR);
+			return;
+		}
+	}
+}
+
+int ssa_mirror_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		   u8 op, u64 start, u64 end)
+{
+	/* Cut the request here if a gathered child would need too many bvecs. */
+	if ((op == SSA_OP_READ || op == SSA_OP_WRITE) && sc->coalesce &&
+	    ssa_chunks(sc, start, end) > sc->geom.members)
+		end = ssa_count_segs(sc, io, bio, start, end);
+
+	io->rb_hi = 0;
+	if (op != SSA_OP_READ && op != SSA_OP_FLUSH &&
+	    ssa_rebuild_admit(sc, io, bio, start, end))
+		return DM_MAPIO_SUBMITTED;
+	ssa_mirror_fork(sc, io, bio, op, start, end, true);
+	return DM_MAPIO_SUBMITTED;
+}
+
+/* Fork the writes the last window held back (rebuild work item). */
+static void ssa_rebuild_release(struct ssa_ctx *sc, struct bio_list *held)
+{
+	struct bio *bio;
+
+	while ((bio = bio_list_pop(held))) {
+		struct ssa_io *io = ssa_io_of(sc, bio);
+		u64 start = dm_target_offset(sc->ti, bio->bi_iter.bi_sector);
+		u64 end = start + bio_sectors(bio);
+		u8 op = ssa_op_of(bio);
+
+		if (ssa_rebuild_admit(sc, io, bio, start, end))
+			continue;	/* cannot happen: no window is set */
+		ssa_mirror_fork(sc, io, bio, op, start, end, false);
+	}
+}
+
+/*
+ * Fail member @m by hand (message "fail").  The last copy of a set that can
+ * still be read is refused: failing it would only turn reads into errors.
+ */
+int ssa_mirror_fail(struct ssa_ctx *sc, unsigned int m)
+{
+	struct ssa_member *mb = &sc->members[m];
+	u32 set = m / sc->copies;
+	unsigned int k, others = 0;
+
+	if (test_bit(SSA_MEMBER_FAILED, &mb->flags))
+		return 0;
+	for (k = 0; k < sc->copies; k++) {
+		unsigned int o = ssa_mirror_member(set, sc->copies, k);
+
+		if (o != m && !(READ_ONCE(sc->members[o].flags) &
+				(BIT(SSA_MEMBER_FAILED) | BIT(SSA_MEMBER_REBUILD))))
+			others++;
+	}
+	if (!others) {
+		DMWARN("fail %u: member %u is the last in-sync copy of set %u",
+		       m, m, set);
+		return -EBUSY;
+	}
+	if (!test_and_set_bit(SSA_MEMBER_FAILED, &mb->flags)) {
+		DMERR("%s: member %u (%s) failed: by message",
+		      dm_device_name(dm_table_get_md(sc->ti->table)), m,
+		      mb->dev->name);
+		schedule_work(&sc->event_work);
+	}
+	return 0;
+}
+
+/* --- rebuild ----------------------------------------------------------- */
+
+static void ssa_rebuild_endio(struct bio *bio)
+{
+	struct ssa_child *c = ssa_child_of(bio);
+
+	ssa_child_done(c->sc, bio, NULL, &c->cs, bio->bi_status);
+	complete(bio->bi_private);
+}
+
+/*
+ * Read or write @sectors at member sector @ms of member @m through the
+ * member's dispatcher, as high-priority internal work; 0 or -errno.
+ */
+static int ssa_rebuild_io(struct ssa_ctx *sc, unsigned int m,
+			  enum req_op op, u64 ms, unsigned int sectors)
+{
+	struct ssa_rebuild *rb = sc->rb;
+	struct ssa_member *mb = &sc->members[m];
+	DECLARE_COMPLETION_ONSTACK(done);
+	unsigned int i, bytes = sectors << SECTOR_SHIFT;
+	struct ssa_child *c;
+	struct bio *bio;
+	int r;
+
+	bio = bio_alloc_bioset(mb->dev->bdev, rb->nr_pages, op, GFP_NOIO,
+			       &sc->bs);
+	for (i = 0; bytes; i++) {
+		unsigned int n = min_t(unsigned int, bytes, PAGE_SIZE);
+
+		__bio_add_page(bio, rb->pages[i], n, 0);
+		bytes -= n;
+	}
+	c = ssa_child_of(bio);
+	c->sc = sc;
+	c->io = NULL;
+	c->src = NULL;
+	c->cs.member = m;
+	c->cs.msector = ms;
+	c->cs.len = sectors;
+	c->cs.idx = 0;
+	c->cs.class = SSA_CLASS_HIGH;
+	c->cs.op = op == REQ_OP_READ ? SSA_OP_READ : SSA_OP_WRITE;
+	bio->bi_iter.bi_sector = mb->offset + ms;
+	bio->bi_private = &done;
+	bio->bi_end_io = ssa_rebuild_endio;
+	ssa_submit_child(sc, bio, NULL, &c->cs, false);
+	wait_for_completion_io(&done);
+	r = blk_status_to_errno(bio->bi_status);
+	bio_put(bio);
+	return r;
+}
+
+/* Copy member sectors [lo, lo + len) onto member @m from an in-sync copy. */
+static void ssa_rebuild_copy(struct ssa_ctx *sc, unsigned int m, u64 lo,
+			     unsigned int len)
+{
+	u32 set = m / sc->copies;
+	unsigned int k, src;
+
+	for (k = 0; k < sc->copies; k++) {
+		src = ssa_mirror_member(set, sc->copies, k);
+		if (src == m || (READ_ONCE(sc->members[src].flags) &
+				 (BIT(SSA_MEMBER_FAILED) | BIT(SSA_MEMBER_REBUILD))))
+			continue;
+		/* a source that fails is marked failed: try the next one */
+		if (!ssa_rebuild_io(sc, src, REQ_OP_READ, lo, len)) {
+			ssa_rebuild_io(sc, m, REQ_OP_WRITE, lo, len);
+			return;
+		}
+	}
+	if (!test_and_set_bit(SSA_MEMBER_FAILED, &sc->members[m].flags)) {
+		DMERR("%s: member %u (%s) failed: no in-sync copy left to rebuild it from",
+		      dm_device_name(dm_table_get_md(sc->ti->table)), m,
+		      sc->members[m].dev->name);
+		schedule_work(&sc->event_work);
+	}
+}
+
+/* Members still to be rebuilt. */
+static u64 ssa_rebuild_todo(struct ssa_ctx *sc)
+{
+	u64 todo = 0;
+	unsigned int m;
+
+	for (m = 0; m < sc->nr_members; m++)
+		if (READ_ONCE(sc->members[m].flags) == BIT(SSA_MEMBER_REBUILD))
+			todo |= BIT_ULL(m);
+	return todo;
+}
+
+static bool ssa_rebuild_window_clear(struct ssa_rebuild *rb)
+{
+	struct ssa_io *io;
+	bool clear = true;
+
+	spin_lock_irq(&rb->lock);
+	list_for_each_entry(io, &rb->writes, rb_node) {
+		if (io->rb_lo < rb->whi && rb->wlo < io->rb_hi) {
+			clear = false;
+			break;
+		}
+	}
+	spin_unlock_irq(&rb->lock);
+	return clear;
+}
+
+/* Keep to rebuild_rate (KiB/s; 0: no limit). */
+static void ssa_rebuild_throttle(struct ssa_ctx *sc)
+{
+	struct ssa_rebuild *rb = sc->rb;
+	unsigned int rate = READ_ONCE(sc->opt[SSA_OPT_REBUILD_RATE]);
+	unsigned long due;
+
+	if (!rate)
+		return;
+	/* sectors / 2 = KiB; KiB * 1000 / rate = ms */
+	due = rb->started + msecs_to_jiffies(div_u64(rb->copied * 500, rate));
+	if (time_before(jiffies, due))
+		wait_event_timeout(rb->wait, READ_ONCE(rb->stop),
+				   due - jiffies);
+}
+
+static void ssa_rebuild_finish(struct ssa_ctx *sc)
+{
+	struct ssa_rebuild *rb = sc->rb;
+	const char *name = dm_device_name(dm_table_get_md(sc->ti->table));
+	struct bio_list held;
+	unsigned int m;
+
+	for (m = 0; m < sc->nr_members; m++) {
+		if (!(sc->rebuild_mask & BIT_ULL(m)))
+			continue;
+		if (test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
+			DMERR("%s: rebuild of member %u (%s) did not complete",
+			      name, m, sc->members[m].dev->name);
+		else
+			DMINFO("%s: member %u (%s) rebuilt", name, m,
+			       sc->members[m].dev->name);
+		clear_bit(SSA_MEMBER_REBUILD, &sc->members[m].flags);
+	}
+	spin_lock_irq(&rb->lock);
+	rb->active = false;
+	held = rb->deferred;
+	bio_list_init(&rb->deferred);
+	spin_unlock_irq(&rb->lock);
+	ssa_rebuild_release(sc, &held);
+	schedule_work(&sc->event_work);
+}
+
+static void ssa_rebuild_work(struct work_struct *work)
+{
+	struct ssa_rebuild *rb = container_of(work, struct ssa_rebuild, work);
+	struct ssa_ctx *sc = rb->sc;
+	struct bio_list held;
+	u64 todo, lo, hi;
+	unsigned int m;
+
+	while (!READ_ONCE(rb->stop)) {
+		todo = ssa_rebuild_todo(sc);
+		lo = rb->cursor;
+		if (!todo || lo >= sc->member_len) {
+			ssa_rebuild_finish(sc);
+			return;
+		}
+		hi = min_t(u64, lo + SSA_RB_WINDOW, sc->member_len);
+
+		spin_lock_irq(&rb->lock);
+		rb->wlo = lo;
+		rb->whi = hi;
+		spin_unlock_irq(&rb->lock);
+		wait_event(rb->wait, ssa_rebuild_window_clear(rb));
+
+		for (m = 0; m < sc->nr_members; m++)
+			if (todo & BIT_ULL(m))
+				ssa_rebuild_copy(sc, m, lo, hi - lo);
+
+		spin_lock_irq(&rb->lock);
+		/* readers that see the new cursor see the copy completed */
+		smp_store_release(&rb->cursor, hi);
+		rb->wlo = 0;
+		rb->whi = 0;
+		held = rb->deferred;
+		bio_list_init(&rb->deferred);
+		spin_unlock_irq(&rb->lock);
+		ssa_rebuild_release(sc, &held);
+
+		rb->copied += hi - lo;
+		ssa_rebuild_throttle(sc);
+		cond_resched();
+	}
+}
+
+int ssa_rebuild_alloc(struct ssa_ctx *sc)
+{
+	struct ssa_rebuild *rb;
+	unsigned int i;
+
+	rb = kzalloc(sizeof(*rb), GFP_KERNEL);
+	if (!rb)
+		return -ENOMEM;
+	sc->rb = rb;
+	rb->sc = sc;
+	spin_lock_init(&rb->lock);
+	INIT_LIST_HEAD(&rb->writes);
+	bio_list_init(&rb->deferred);
+	init_waitqueue_head(&rb->wait);
+	INIT_WORK(&rb->work, ssa_rebuild_work);
+	rb->active = true;
+	rb->stop = true;
+
+	rb->nr_pages = DIV_ROUND_UP(SSA_RB_WINDOW << SECTOR_SHIFT, PAGE_SIZE);
+	rb->pages = kcalloc(rb->nr_pages, sizeof(*rb->pages), GFP_KERNEL);
+	if (!rb->pages)
+		return -ENOMEM;
+	for (i = 0; i < rb->nr_pages; i++) {
+		rb->pages[i] = alloc_page(GFP_KERNEL);
+		if (!rb->pages[i])
+			return -ENOMEM;
+	}
+	rb->wq = alloc_workqueue("kssarebuild", WQ_MEM_RECLAIM, 1);
+	return rb->wq ? 0 : -ENOMEM;
+}
+
+void ssa_rebuild_free(struct ssa_ctx *sc)
+{
+	struct ssa_rebuild *rb = sc->rb;
+	unsigned int i;
+
+	if (!rb)
+		return;
+	if (rb->wq) {
+		ssa_rebuild_stop(sc);
+		destroy_workqueue(rb->wq);
+	}
+	if (rb->pages) {
+		for (i = 0; i < rb->nr_pages; i++)
+			if (rb->pages[i])
+				__free_page(rb->pages[i]);
+		kfree(rb->pages);
+	}
+	kfree(rb);
+	sc->rb = NULL;
+}
+
+/* On resume: go on copying from the cursor. */
+void ssa_rebuild_start(struct ssa_ctx *sc)
+{
+	struct ssa_rebuild *rb = sc->rb;
+
+	if (!rb || !READ_ONCE(rb->active))
+		return;
+	WRITE_ONCE(rb->stop, false);
+	rb->started = jiffies;
+	rb->copied = 0;
+	queue_work(rb->wq, &rb->work);
+}
+
+/* On suspend: stop after the window being copied; writes it held go on. */
+void ssa_rebuild_stop(struct ssa_ctx *sc)
+{
+	struct ssa_rebuild *rb = sc->rb;
+
+	if (!rb)
+		return;
+	WRITE_ONCE(rb->stop, true);
+	wake_up(&rb->wait);
+	flush_work(&rb->work);
+}
+
+/* The rate changed: measure it from now. */
+void ssa_rebuild_rate_changed(struct ssa_ctx *sc)
+{
+	struct ssa_rebuild *rb = sc->rb;
+
+	if (!rb)
+		return;
+	rb->started = jiffies;
+	rb->copied = 0;
+	wake_up(&rb->wait);
+}
