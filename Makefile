@@ -73,7 +73,7 @@ check-full: bootstrap module $(SSAT)/ssatrace $(UNIT)
 
 bench: bootstrap module $(SSAT)/ssatrace
 	@mkdir -p $(BUILD)/bench
-	@$(VM) -o $(BUILD)/bench -- "bench/run && bench/trace-overhead"
+	@$(VM) -o $(BUILD)/bench -- "bench/run && bench/trace-overhead && bench/mirror"
 
 clean:
 	@kdir=$$(tools/kdir 2>/dev/null) && $(MAKE) -C "$$kdir" M=$(MOD) clean || true

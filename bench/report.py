@@ -6,7 +6,7 @@ may contain dots, e.g. ssastripe+ssalat.bt) and prints
 one Markdown table per member kind, with the mean over repeats and the
 ratio of ssastripe to the reference target.
 
-Usage: bench/report.py DIR [--reference striped]
+Usage: bench/report.py DIR [--reference striped] [--variants [--baseline B]]
 """
 import argparse
 import json
@@ -76,11 +76,14 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--reference", default="striped")
     ap.add_argument("--variants", action="store_true",
-                    help="one row per variant (bench/trace-overhead)")
+                    help="one row per variant (bench/trace-overhead, bench/mirror)")
+    ap.add_argument("--baseline", default="ssastripe",
+                    help="with --variants: the second column of ratios")
     args = ap.parse_args()
     for kind, points in collect(args.dir).items():
-        print(f"\n{kind} members:\n")
-        rows = variants_table(points) if args.variants else table(points, args.reference)
+        print(f"\n{kind}:\n")
+        rows = (variants_table(points, args.baseline, args.reference)
+                if args.variants else table(points, args.reference))
         print("\n".join(rows))
 
 

@@ -103,7 +103,8 @@ static int ssa_choose(struct ssa_ctx *sc, u32 set, u64 ms, u64 me,
 	u64 best_v = U64_MAX;
 	int best = -1;
 
-	if (policy == SSA_READ_ROUND_ROBIN || policy == SSA_READ_QUEUE)
+	/* ties (and split's pieces too small to divide) go round robin */
+	if (policy != SSA_READ_NEAREST)
 		start = (unsigned int)atomic_inc_return(&sc->rr) % copies;
 
 	for (i = 0; i < copies; i++) {

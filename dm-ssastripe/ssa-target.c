@@ -240,9 +240,9 @@ static int ssa_check_overlap(struct ssa_ctx *sc)
 
 static int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 {
-	/* Loose bound: a repeated option gets its own, clearer, message. */
+	/* Every option once, rebuild once per member: two words each. */
 	static const struct dm_arg group = {
-		0, 4 * (SSA_NR_OPTS + SSA_MAX_MEMBERS),
+		0, 2 * (SSA_NR_OPTS - 1 + SSA_MAX_MEMBERS),
 		"Invalid number of optional arguments"
 	};
 	struct dm_target *ti = sc->ti;
