@@ -60,14 +60,29 @@ mirror_verify() {
 	return $rc
 }
 
-for _p in queue split nearest round_robin; do
-	register "mirror_verify_raid1_k2_$_p" mirror_verify 2 2 128 "$_p" 1
-	register "mirror_verify_raid10_n6_k3_$_p" mirror_verify 6 3 16 "$_p" 1
-done
-register mirror_verify_raid1_k3_split mirror_verify 3 3 128 split 1
-register mirror_verify_raid10_n4_k2_queue mirror_verify 4 2 128 queue 1
-register mirror_verify_raid10_n4_k2_split_nocoalesce mirror_verify 4 2 8 split 0
-register mirror_verify_raid10_n6_k3_queue_nocoalesce mirror_verify 6 3 8 queue 0
+# make check: every policy on RAID 1 (K = 2) and RAID 1/0 (6 members,
+# K = 3), and a few more shapes; make check-full (SSA_FULL=1): every
+# policy x {RAID 1 K = 2, 3; RAID 1/0 4 members K = 2, 6 members K = 3}
+# x coalescing on and off.
+if [ "$FULL" = 1 ]; then
+	for _p in queue split nearest round_robin; do
+		for _s in "raid1_k2 2 2 128" "raid1_k3 3 3 128" "raid10_n4_k2 4 2 16" "raid10_n6_k3 6 3 8"; do
+			read -r _name _n _k _c <<< "$_s"
+			register "mirror_verify_${_name}_${_p}" mirror_verify "$_n" "$_k" "$_c" "$_p" 1
+			register "mirror_verify_${_name}_${_p}_nocoalesce" mirror_verify "$_n" "$_k" "$_c" "$_p" 0
+		done
+	done
+	unset _s _name _n _k _c
+else
+	for _p in queue split nearest round_robin; do
+		register "mirror_verify_raid1_k2_$_p" mirror_verify 2 2 128 "$_p" 1
+		register "mirror_verify_raid10_n6_k3_$_p" mirror_verify 6 3 16 "$_p" 1
+	done
+	register mirror_verify_raid1_k3_split mirror_verify 3 3 128 split 1
+	register mirror_verify_raid10_n4_k2_queue mirror_verify 4 2 128 queue 1
+	register mirror_verify_raid10_n4_k2_split_nocoalesce mirror_verify 4 2 8 split 0
+	register mirror_verify_raid10_n6_k3_queue_nocoalesce mirror_verify 6 3 8 queue 0
+fi
 unset _p
 
 # Children of one request, per member, as the status counters see them.
