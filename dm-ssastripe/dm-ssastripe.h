@@ -57,7 +57,25 @@ enum ssa_read_policy {
 	SSA_NR_READ_POLICIES,
 };
 
+/* Parity layouts: when a parity update joins its member's queue. */
+enum ssa_sync {
+	SSA_SYNC_BEFORE,	/* when the data task starts service (BS) */
+	SSA_SYNC_AFTER,		/* when the old data has been read (AS) */
+	SSA_NR_SYNC,
+};
+
+/* Parity layouts: how a partial-stripe write gets its new parity. */
+enum ssa_wmethod {
+	SSA_WM_AUTO,		/* whichever reads less; rmw on a tie */
+	SSA_WM_RMW,		/* read-modify-write (seed 002's model) */
+	SSA_WM_RCW,		/* reconstruct-write */
+	SSA_NR_WMETHODS,
+};
+
 struct ssa_ctx;
+struct ssa_parity;
+struct ssa_pop;
+struct ssa_ptask;
 
 struct ssa_member {
 	struct ssa_ctx *sc;
@@ -94,6 +112,9 @@ enum ssa_opt {
 	SSA_OPT_COPIES,
 	SSA_OPT_READ_POLICY,
 	SSA_OPT_REBUILD_RATE,
+	SSA_OPT_SYNC,
+	SSA_OPT_WRITE_METHOD,
+	SSA_OPT_PARITY_LAYOUT,
 	SSA_OPT_REBUILD,	/* repeatable: one per member to rebuild */
 	SSA_NR_OPTS,
 };
@@ -129,6 +150,11 @@ struct ssa_ctx {
 	struct bio_list retry;	/* read children to retry on another copy */
 	struct work_struct retry_work;
 
+	/* Parity layouts: see ssa-parity.c. */
+	unsigned int sync;		/* enum ssa_sync */
+	unsigned int write_method;	/* enum ssa_wmethod */
+	struct ssa_parity *par;
+
 	/* Test-only high-priority reads (message debug_inject_high). */
 	atomic_t injected;
 	atomic_t inject_seq;	/* child numbers of injected reads */
@@ -147,6 +173,7 @@ struct ssa_cstate {
 	u8 class;
 	u8 op;			/* enum ssa_op */
 	bool counted;		/* holds a dispatch slot (queue_depth > 0) */
+	bool start_hook;	/* call ssa_parity_started() at dispatch */
 };
 
 /*
@@ -166,6 +193,7 @@ struct ssa_io {
 	atomic64_t failed;
 	struct list_head rb_node;	/* on the rebuild's list of writes */
 	u64 rb_lo, rb_hi;	/* member sectors the write may touch */
+	struct ssa_pop *pop;	/* parity layouts: the write operation */
 	u16 segs[];
 };
 
@@ -181,6 +209,7 @@ struct ssa_child {
 	struct bio *src;
 	struct bvec_iter iter;	/* as first submitted */
 	u64 tried;		/* members a read has been sent to */
+	struct ssa_ptask *pt;	/* parity layouts: the task of the bio */
 	struct bio bio;		/* must be last */
 };
 
@@ -201,6 +230,11 @@ static inline bool ssa_is_mirror(struct ssa_ctx *sc)
 	return sc->layout->id == SSA_LAYOUT_MIRROR;
 }
 
+static inline bool ssa_is_parity(struct ssa_ctx *sc)
+{
+	return sc->layout->group_of;
+}
+
 /* ssa-io.c */
 int ssa_map(struct dm_target *ti, struct bio *bio);
 int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
@@ -219,6 +253,12 @@ void ssa_io_put(struct ssa_io *io);
 void ssa_io_set_error(struct ssa_io *io, blk_status_t status);
 void ssa_child_done(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 		    struct ssa_cstate *cs, blk_status_t status);
+void ssa_child_done_held(struct ssa_ctx *sc, struct bio *bio,
+			 struct ssa_io *io, struct ssa_cstate *cs,
+			 blk_status_t status);
+void ssa_slot_put(struct ssa_ctx *sc, unsigned int m);
+void ssa_submit_held(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
+		     struct ssa_cstate *cs);
 void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 		      struct ssa_cstate *cs, bool from_map);
 u64 ssa_count_segs(struct ssa_ctx *sc, struct ssa_io *io, struct bio *parent,
@@ -240,5 +280,13 @@ void ssa_rebuild_start(struct ssa_ctx *sc);
 void ssa_rebuild_stop(struct ssa_ctx *sc);
 void ssa_rebuild_rate_changed(struct ssa_ctx *sc);
 u64 ssa_rebuild_cursor(struct ssa_ctx *sc);
+
+/* ssa-parity.c */
+int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		     u64 start, u64 end);
+void ssa_parity_join(struct ssa_io *io);
+void ssa_parity_started(struct bio *bio);
+int ssa_parity_alloc(struct ssa_ctx *sc);
+void ssa_parity_free(struct ssa_ctx *sc);
 
 #endif /* DM_SSASTRIPE_H */

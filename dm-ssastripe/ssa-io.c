@@ -106,6 +106,8 @@ static void ssa_dispatch(struct ssa_ctx *sc, struct bio *bio,
 			 bool from_map)
 {
 	this_cpu_inc(sc->members[cs->member].stats->dispatched[cs->class]);
+	if (unlikely(cs->start_hook))
+		ssa_parity_started(bio);
 	trace_ssastripe_child_dispatch(sc->devt, io ? io->id : 0, cs->idx,
 				       cs->member, cs->class, cs->op,
 				       cs->msector, cs->len, qlen, 0,
@@ -178,6 +180,22 @@ void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 		queue_work(sc->wq, &mb->dispatch_work);
 }
 
+/*
+ * The next bio of a unit of service that already holds its member (a
+ * parity-layout task): no queueing, the slot passes on with cs->counted.
+ */
+void ssa_submit_held(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
+		     struct ssa_cstate *cs)
+{
+	if (io)
+		ssa_account_issue(&sc->members[cs->member], cs);
+	trace_ssastripe_child_queue(sc->devt, io ? io->id : 0, cs->idx,
+				    cs->member, cs->class, cs->op, cs->msector,
+				    cs->len, 0, 0, ssa_trace_mdev(sc, cs),
+				    ssa_trace_bsector(sc, cs));
+	ssa_dispatch(sc, bio, io, cs, 0, false);
+}
+
 /* Dispatch waiting children while the member has free slots. */
 void ssa_dispatch_work(struct work_struct *work)
 {
@@ -248,13 +266,12 @@ void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
 	}
 }
 
-/* The member device completed a child (any context). */
-void ssa_child_done(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
-		    struct ssa_cstate *cs, blk_status_t status)
+/* The member device completed a child; it keeps its dispatch slot. */
+void ssa_child_done_held(struct ssa_ctx *sc, struct bio *bio,
+			 struct ssa_io *io, struct ssa_cstate *cs,
+			 blk_status_t status)
 {
 	struct ssa_member *mb = &sc->members[cs->member];
-	unsigned long flags;
-	bool kick;
 
 	this_cpu_inc(mb->stats->completed);
 	trace_ssastripe_child_complete(sc->devt, io ? io->id : 0, cs->idx,
@@ -265,8 +282,14 @@ void ssa_child_done(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 				       ssa_trace_bsector(sc, cs));
 	if (unlikely(status))
 		ssa_member_error(sc, cs->member, status, bio);
-	if (!cs->counted)
-		return;
+}
+
+/* Free a dispatch slot of member @m (any context). */
+void ssa_slot_put(struct ssa_ctx *sc, unsigned int m)
+{
+	struct ssa_member *mb = &sc->members[m];
+	unsigned long flags;
+	bool kick;
 
 	spin_lock_irqsave(&mb->lock, flags);
 	mb->inflight--;
@@ -275,6 +298,15 @@ void ssa_child_done(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 	spin_unlock_irqrestore(&mb->lock, flags);
 	if (kick)
 		queue_work(sc->wq, &mb->dispatch_work);
+}
+
+/* The member device completed a child (any context). */
+void ssa_child_done(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
+		    struct ssa_cstate *cs, blk_status_t status)
+{
+	ssa_child_done_held(sc, bio, io, cs, status);
+	if (cs->counted)
+		ssa_slot_put(sc, cs->member);
 }
 
 void ssa_io_set_error(struct ssa_io *io, blk_status_t status)
@@ -292,6 +324,8 @@ void ssa_io_put(struct ssa_io *io)
 
 	if (ssa_is_mirror(io->sc))
 		ssa_mirror_join(io);
+	else if (io->pop)
+		ssa_parity_join(io);
 
 	parent = ssa_parent_of(io);
 	parent->bi_status = (__force blk_status_t)io->error;
@@ -322,6 +356,7 @@ static void ssa_child_init(struct ssa_ctx *sc, struct ssa_io *io,
 	c->cs.member = m;
 	c->cs.msector = msector;
 	c->cs.class = SSA_CLASS_LOW;
+	c->cs.start_hook = false;
 	bio->bi_end_io = ssa_child_endio;
 	bio->bi_private = NULL;
 }
@@ -615,6 +650,7 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 	io->error = 0;
 	io->nr_children = 0;
 	io->remapped = false;
+	io->pop = NULL;
 
 	switch (op) {
 	case SSA_OP_READ:
@@ -632,6 +668,8 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 
 	if (ssa_is_mirror(sc))
 		return ssa_mirror_map(sc, io, bio, op, start, end);
+	if (ssa_is_parity(sc) && op == SSA_OP_WRITE)
+		return ssa_parity_write(sc, io, bio, start, end);
 
 	switch (op) {
 	case SSA_OP_FLUSH:
@@ -663,6 +701,7 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 		cs->len = end - start;
 		cs->idx = 0;
 		cs->class = SSA_CLASS_LOW;
+		cs->start_hook = false;
 		cs->op = op;
 		bio_set_dev(bio, sc->members[e.member].dev->bdev);
 		bio->bi_iter.bi_sector = sc->members[e.member].offset + e.msector;
@@ -728,6 +767,7 @@ int ssa_inject_high(struct ssa_ctx *sc, unsigned int m, unsigned int count)
 		c->cs.len = step;
 		c->cs.idx = atomic_inc_return(&sc->inject_seq);
 		c->cs.class = SSA_CLASS_HIGH;
+		c->cs.start_hook = false;
 		c->cs.op = SSA_OP_READ;
 		bio->bi_iter.bi_sector = mb->offset + c->cs.msector;
 		bio->bi_end_io = ssa_inject_endio;

@@ -15,6 +15,35 @@
  *
  * Mirror layout, with K copies: the same placement over N / K sets, each
  * set being K consecutive members holding identical data.
+ *
+ * raid5 layout: N - 1 data chunks and one parity chunk (P) per row; the
+ * parity moves one member left each row and the data starts right after it,
+ * wrapping (left-symmetric, md's default, so md and this target place
+ * bytes identically):
+ *
+ *           member 0   member 1   member 2   member 3
+ *   row 0    D0         D1         D2         P
+ *   row 1    D4         D5         P          D3
+ *   row 2    D8         P          D6         D7
+ *   row 3    P          D9         D10        D11
+ *
+ * The other rotations: left-asymmetric keeps the data in member order,
+ * skipping P; right-* start P on member 0 and move it right.
+ *
+ * pstripe layout (parity striping), with R = rows, G = R / N and
+ * D = R - G: member i's chunks 0 .. D - 1 are one contiguous data area
+ * holding logical chunks i * D .. i * D + D - 1; chunks D .. R - 1 are its
+ * parity area.  The data area is cut into N - 1 segments of G chunks, and
+ * segment k of member i is covered by the parity area of member
+ * (i + 1 + k) mod N, chunk for chunk.  With N = 3:
+ *
+ *            member 0      member 1      member 2
+ *   seg 0    A0 -> P1      B0 -> P2      C0 -> P0
+ *   seg 1    A1 -> P2      B1 -> P0      C1 -> P1
+ *   parity   P0 = B1^C0    P1 = A0^C1    P2 = A1^B0
+ *
+ * so a request inside one member's data area touches that member alone,
+ * and a small write touches it and one parity member.
  */
 #ifdef __KERNEL__
 #include <linux/kernel.h>
@@ -30,6 +59,8 @@ void ssa_geom_init(struct ssa_geom *g, u32 chunk, u32 members)
 	g->chunk = chunk;
 	g->members = members;
 	g->chunk_shift = (chunk & (chunk - 1)) ? -1 : (int)__ffs(chunk);
+	g->rotation = SSA_LEFT_SYMMETRIC;
+	g->rows = 0;
 }
 
 u64 ssa_chunk_index(const struct ssa_geom *g, u64 sector, u32 *offset)
@@ -104,6 +135,119 @@ u64 ssa_split_share(u64 len, u32 n, u32 align)
 	return share;
 }
 
+/* raid5: parity member of row @row. */
+static u32 ssa_raid5_pmember(const struct ssa_geom *g, u64 row)
+{
+	u32 r;
+
+	div_u64_rem(row, g->members, &r);
+	if (g->rotation == SSA_LEFT_SYMMETRIC ||
+	    g->rotation == SSA_LEFT_ASYMMETRIC)
+		return g->members - 1 - r;
+	return r;
+}
+
+static u32 ssa_raid5_data_members(const struct ssa_geom *g)
+{
+	return g->members - 1;
+}
+
+void ssa_raid5_map(const struct ssa_geom *g, u64 lsector, struct ssa_extent *e)
+{
+	u32 offset, d, p;
+	u64 chunk = ssa_chunk_index(g, lsector, &offset);
+	u64 row = div_u64_rem(chunk, g->members - 1, &d);
+
+	p = ssa_raid5_pmember(g, row);
+	if (g->rotation == SSA_LEFT_SYMMETRIC ||
+	    g->rotation == SSA_RIGHT_SYMMETRIC)
+		e->member = (p + 1 + d) % g->members;
+	else
+		e->member = d < p ? d : d + 1;
+	e->msector = row * g->chunk + offset;
+	e->len = g->chunk - offset;
+}
+
+static void ssa_raid5_group_at(const struct ssa_geom *g, u64 idx,
+			       struct ssa_group *grp)
+{
+	grp->idx = idx;
+	grp->pmember = ssa_raid5_pmember(g, idx);
+	grp->pchunk = idx;
+}
+
+static void ssa_raid5_group_of(const struct ssa_geom *g, u32 member,
+			       u64 mchunk, struct ssa_group *grp)
+{
+	ssa_raid5_group_at(g, mchunk, grp);
+}
+
+static u64 ssa_raid5_group_chunk(const struct ssa_geom *g,
+				 const struct ssa_group *grp, u32 member)
+{
+	return grp->pchunk;
+}
+
+/* pstripe: chunks in each member's data area (D). */
+u64 ssa_pstripe_data_chunks(const struct ssa_geom *g)
+{
+	return g->rows - div_u64(g->rows, g->members);
+}
+
+void ssa_pstripe_map(const struct ssa_geom *g, u64 lsector,
+		     struct ssa_extent *e)
+{
+	u32 offset;
+	u64 chunk = ssa_chunk_index(g, lsector, &offset);
+	u64 dchunks = ssa_pstripe_data_chunks(g);
+
+	e->member = div64_u64(chunk, dchunks);
+	e->msector = (chunk - (u64)e->member * dchunks) * g->chunk + offset;
+	e->len = g->chunk - offset;
+}
+
+/* Groups are numbered g * N + parity member, g the parity-area chunk. */
+static void ssa_pstripe_group_at(const struct ssa_geom *g, u64 idx,
+				 struct ssa_group *grp)
+{
+	u64 gg = div_u64_rem(idx, g->members, &grp->pmember);
+
+	grp->idx = idx;
+	grp->pchunk = ssa_pstripe_data_chunks(g) + gg;
+}
+
+static void ssa_pstripe_group_of(const struct ssa_geom *g, u32 member,
+				 u64 mchunk, struct ssa_group *grp)
+{
+	u64 dchunks = ssa_pstripe_data_chunks(g);
+	u64 per_seg = div_u64(g->rows, g->members);
+	u64 seg, gg;
+	u32 pm;
+
+	if (mchunk >= dchunks) {
+		pm = member;
+		gg = mchunk - dchunks;
+	} else {
+		seg = div64_u64(mchunk, per_seg);
+		gg = mchunk - seg * per_seg;
+		pm = (member + 1 + (u32)seg) % g->members;
+	}
+	ssa_pstripe_group_at(g, gg * g->members + pm, grp);
+}
+
+static u64 ssa_pstripe_group_chunk(const struct ssa_geom *g,
+				   const struct ssa_group *grp, u32 member)
+{
+	u64 dchunks = ssa_pstripe_data_chunks(g);
+	u64 per_seg = div_u64(g->rows, g->members);
+	u32 seg;
+
+	if (member == grp->pmember)
+		return grp->pchunk;
+	seg = (grp->pmember + g->members - member - 1) % g->members;
+	return seg * per_seg + (grp->pchunk - dchunks);
+}
+
 static const struct ssa_layout ssa_layouts[] = {
 	{
 		.name = "stripe",
@@ -121,6 +265,27 @@ static const struct ssa_layout ssa_layouts[] = {
 		.data_members = ssa_stripe_data_members,
 		.map = ssa_stripe_map,
 		.member_range = ssa_stripe_member_range,
+	},
+	{
+		.name = "raid5",
+		.id = SSA_LAYOUT_RAID5,
+		.min_members = 3,
+		.data_members = ssa_raid5_data_members,
+		.map = ssa_raid5_map,
+		.group_of = ssa_raid5_group_of,
+		.group_at = ssa_raid5_group_at,
+		.group_chunk = ssa_raid5_group_chunk,
+	},
+	{
+		/* as much data per row as raid5: N - 1 chunks */
+		.name = "pstripe",
+		.id = SSA_LAYOUT_PSTRIPE,
+		.min_members = 3,
+		.data_members = ssa_raid5_data_members,
+		.map = ssa_pstripe_map,
+		.group_of = ssa_pstripe_group_of,
+		.group_at = ssa_pstripe_group_at,
+		.group_chunk = ssa_pstripe_group_chunk,
 	},
 };
 

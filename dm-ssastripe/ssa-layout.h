@@ -24,6 +24,17 @@
 enum ssa_layout_id {
 	SSA_LAYOUT_STRIPE,
 	SSA_LAYOUT_MIRROR,	/* RAID 1 / RAID 1/0: stripe over mirror sets */
+	SSA_LAYOUT_RAID5,	/* data striped, one rotated parity chunk a row */
+	SSA_LAYOUT_PSTRIPE,	/* Gray's parity striping: data not striped */
+};
+
+/* Parity rotations of the raid5 layout (table option parity_layout). */
+enum ssa_parity_rot {
+	SSA_LEFT_SYMMETRIC,
+	SSA_LEFT_ASYMMETRIC,
+	SSA_RIGHT_SYMMETRIC,
+	SSA_RIGHT_ASYMMETRIC,
+	SSA_NR_ROTATIONS,
 };
 
 /* The geometry every layout function works from. */
@@ -31,6 +42,18 @@ struct ssa_geom {
 	u32 chunk;		/* stripe unit (BSU), 512-byte sectors */
 	int chunk_shift;	/* log2(chunk), or -1 when not a power of two */
 	u32 members;		/* members striped over (mirror: sets) */
+	u32 rotation;		/* raid5: enum ssa_parity_rot */
+	u64 rows;		/* chunks of each member the volume uses */
+};
+
+/*
+ * A parity group: one parity chunk and the data chunks it covers, one on
+ * every other member.  @idx numbers the groups 0 .. rows - 1.
+ */
+struct ssa_group {
+	u64 idx;
+	u32 pmember;		/* member holding the parity chunk */
+	u64 pchunk;		/* its chunk index on that member */
 };
 
 /* Where one logical sector lands, and how far the run goes from there. */
@@ -50,6 +73,15 @@ struct ssa_layout {
 		    struct ssa_extent *e);
 	bool (*member_range)(const struct ssa_geom *g, u64 start, u64 end,
 			     u32 member, u64 *mstart, u64 *mend);
+	/* Parity layouts only: the group of any member chunk, ... */
+	void (*group_of)(const struct ssa_geom *g, u32 member, u64 mchunk,
+			 struct ssa_group *grp);
+	/* ... group number @idx, ... */
+	void (*group_at)(const struct ssa_geom *g, u64 idx,
+			 struct ssa_group *grp);
+	/* ... and the chunk of @member that belongs to group @grp. */
+	u64 (*group_chunk)(const struct ssa_geom *g, const struct ssa_group *grp,
+			   u32 member);
 };
 
 void ssa_geom_init(struct ssa_geom *g, u32 chunk, u32 members);
@@ -74,6 +106,16 @@ static inline u32 ssa_mirror_member(u32 set, u32 copies, u32 k)
 {
 	return set * copies + k;
 }
+
+/*
+ * raid5: row r of every member holds one parity chunk and N - 1 data chunks.
+ * pstripe: each member's first rows - rows / N chunks are one contiguous
+ * data area, the rest its parity area.  See ssa-layout.c for the pictures.
+ */
+void ssa_raid5_map(const struct ssa_geom *g, u64 lsector, struct ssa_extent *e);
+void ssa_pstripe_map(const struct ssa_geom *g, u64 lsector,
+		     struct ssa_extent *e);
+u64 ssa_pstripe_data_chunks(const struct ssa_geom *g);
 
 /* Sectors of each share when a read of @len is split among @n copies. */
 u64 ssa_split_share(u64 len, u32 n, u32 align);

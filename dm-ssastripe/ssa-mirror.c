@@ -255,6 +255,7 @@ static void ssa_mirror_child(struct ssa_ctx *sc, struct ssa_io *io,
 	c->cs.member = m;
 	c->cs.msector = ms;
 	c->cs.class = SSA_CLASS_LOW;
+	c->cs.start_hook = false;
 	c->cs.op = op;
 	c->cs.len = bio_sectors(bio);
 	c->cs.idx = io->nr_children++;
@@ -631,6 +632,7 @@ static int ssa_rebuild_io(struct ssa_ctx *sc, unsigned int m,
 	c->cs.len = sectors;
 	c->cs.idx = 0;
 	c->cs.class = SSA_CLASS_HIGH;
+	c->cs.start_hook = false;
 	c->cs.op = op == REQ_OP_READ ? SSA_OP_READ : SSA_OP_WRITE;
 	bio->bi_iter.bi_sector = mb->offset + ms;
 	bio->bi_private = &done;

@@ -6,8 +6,8 @@
  *   <layout> <chunk_sectors> <#members> <dev> <offset> [<dev> <offset>]...
  *   [<#opt_args> <opt_args>...]
  *
- * <layout> is "stripe" or "mirror" (sets of "copies" members, see
- * ssa-mirror.c).
+ * <layout> is "stripe", "mirror" (sets of "copies" members, see
+ * ssa-mirror.c), "raid5" or "pstripe" (parity, see ssa-parity.c).
  *
  * See Documentation/ssastripe.rst for the full syntax and the status format.
  */
@@ -39,9 +39,35 @@ static const char *const ssa_policies[] = {
 	NULL
 };
 
+static const char *const ssa_syncs[] = {
+	[SSA_SYNC_BEFORE] = "before_service",
+	[SSA_SYNC_AFTER] = "after_service",
+	NULL
+};
+
+static const char *const ssa_wmethods[] = {
+	[SSA_WM_AUTO] = "auto",
+	[SSA_WM_RMW] = "rmw",
+	[SSA_WM_RCW] = "rcw",
+	NULL
+};
+
+static const char *const ssa_rotations[] = {
+	[SSA_LEFT_SYMMETRIC] = "left_symmetric",
+	[SSA_LEFT_ASYMMETRIC] = "left_asymmetric",
+	[SSA_RIGHT_SYMMETRIC] = "right_symmetric",
+	[SSA_RIGHT_ASYMMETRIC] = "right_asymmetric",
+	NULL
+};
+
 /* Options that only the mirror layout takes. */
 #define SSA_MIRROR_OPTS	(BIT(SSA_OPT_COPIES) | BIT(SSA_OPT_READ_POLICY) | \
 			 BIT(SSA_OPT_REBUILD_RATE) | BIT(SSA_OPT_REBUILD))
+/* Options that only the parity layouts take. */
+#define SSA_PARITY_OPTS	(BIT(SSA_OPT_SYNC) | BIT(SSA_OPT_WRITE_METHOD) | \
+			 BIT(SSA_OPT_PARITY_LAYOUT))
+/* The largest chunk of the parity layouts: 1 MiB. */
+#define SSA_PARITY_MAX_CHUNK	2048
 
 static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 	[SSA_OPT_COALESCE] = {
@@ -80,6 +106,28 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 			   "Invalid rebuild_rate: expected KiB/s, 0 for no limit" },
 		.def = 0,
 	},
+	[SSA_OPT_SYNC] = {
+		.name = "sync",
+		.range = { 0, SSA_NR_SYNC - 1,
+			   "Invalid sync: expected before_service or after_service" },
+		.words = ssa_syncs,
+		.def = SSA_SYNC_BEFORE,
+	},
+	[SSA_OPT_WRITE_METHOD] = {
+		.name = "write_method",
+		.range = { 0, SSA_NR_WMETHODS - 1,
+			   "Invalid write_method: expected auto, rmw or rcw" },
+		.words = ssa_wmethods,
+		.def = SSA_WM_AUTO,
+	},
+	[SSA_OPT_PARITY_LAYOUT] = {
+		.name = "parity_layout",
+		.range = { 0, SSA_NR_ROTATIONS - 1,
+			   "Invalid parity_layout: expected left_symmetric, left_asymmetric, right_symmetric or right_asymmetric"
+		},
+		.words = ssa_rotations,
+		.def = SSA_LEFT_SYMMETRIC,
+	},
 	[SSA_OPT_REBUILD] = {
 		.name = "rebuild",
 		.range = { 0, SSA_MAX_MEMBERS - 1,
@@ -117,6 +165,11 @@ static void ssa_apply_opts(struct ssa_ctx *sc)
 	WRITE_ONCE(sc->queue_depth, sc->opt[SSA_OPT_QUEUE_DEPTH]);
 	WRITE_ONCE(sc->priority, sc->opt[SSA_OPT_PRIORITY]);
 	WRITE_ONCE(sc->read_policy, sc->opt[SSA_OPT_READ_POLICY]);
+	WRITE_ONCE(sc->sync, sc->opt[SSA_OPT_SYNC]);
+	WRITE_ONCE(sc->write_method, sc->opt[SSA_OPT_WRITE_METHOD]);
+	/* parity layouts fork reads a child per chunk piece */
+	if (ssa_is_parity(sc))
+		WRITE_ONCE(sc->coalesce, false);
 }
 
 static int ssa_opt_find(const char *key)
@@ -143,6 +196,7 @@ static void ssa_free(struct ssa_ctx *sc)
 	ssa_rebuild_free(sc);
 	if (sc->wq)
 		destroy_workqueue(sc->wq);
+	ssa_parity_free(sc);
 
 	for (m = 0; m < sc->nr_members; m++) {
 		struct ssa_member *mb = &sc->members[m];
@@ -304,6 +358,25 @@ static int ssa_check_mirror(struct ssa_ctx *sc)
 	struct dm_target *ti = sc->ti;
 	unsigned int n = sc->nr_members, copies, m, k, set;
 
+	if (!ssa_is_parity(sc) && sc->opts_given & SSA_PARITY_OPTS) {
+		ti->error = "Option only valid for the raid5 and pstripe layouts";
+		return -EINVAL;
+	}
+	if (ssa_is_parity(sc)) {
+		if (sc->opts_given & BIT(SSA_OPT_COALESCE)) {
+			ti->error = "coalesce is not an option of the parity layouts";
+			return -EINVAL;
+		}
+		if (sc->layout->id != SSA_LAYOUT_RAID5 &&
+		    sc->opts_given & BIT(SSA_OPT_PARITY_LAYOUT)) {
+			ti->error = "parity_layout is an option of raid5 only";
+			return -EINVAL;
+		}
+		if (sc->geom.chunk > SSA_PARITY_MAX_CHUNK) {
+			ti->error = "Chunk too large for raid5/pstripe: at most 2048 sectors";
+			return -EINVAL;
+		}
+	}
 	if (!ssa_is_mirror(sc)) {
 		if (sc->opts_given & SSA_MIRROR_OPTS) {
 			ti->error = "Option only valid for the mirror layout";
@@ -378,7 +451,7 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	layout = ssa_layout_find(dm_shift_arg(&as));
 	if (!layout) {
-		ti->error = "Unknown layout: expected stripe or mirror";
+		ti->error = "Unknown layout: expected stripe, mirror, raid5 or pstripe";
 		return -EINVAL;
 	}
 
@@ -464,6 +537,15 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 	sc->member_len = rows * chunk;
+	sc->geom.rows = rows;
+	sc->geom.rotation = sc->opt[SSA_OPT_PARITY_LAYOUT];
+	if (layout->id == SSA_LAYOUT_PSTRIPE && rows % n) {
+		DMERR("pstripe: length %llu is not a multiple of %llu sectors",
+		      (unsigned long long)ti->len, width * n);
+		ti->error = "pstripe: length is not a multiple of chunk x (members - 1) x members";
+		r = -EINVAL;
+		goto bad;
+	}
 
 	for (m = 0; m < n; m++) {
 		const char *path = dm_shift_arg(&mas);
@@ -490,6 +572,14 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
+	if (ssa_is_parity(sc)) {
+		r = ssa_parity_alloc(sc);
+		if (r) {
+			ti->error = "Cannot allocate parity state";
+			goto bad;
+		}
+	}
+
 	if (sc->rebuild_mask) {
 		r = ssa_rebuild_alloc(sc);
 		if (r) {
@@ -510,8 +600,9 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->private = sc;
 	ti->per_io_data_size = ssa_io_size(n);
 	ti->num_flush_bios = 1;
-	ti->num_discard_bios = 1;
-	ti->num_write_zeroes_bios = 1;
+	/* the parity layouts would have to keep parity over them */
+	ti->num_discard_bios = ssa_is_parity(sc) ? 0 : 1;
+	ti->num_write_zeroes_bios = ssa_is_parity(sc) ? 0 : 1;
 	return 0;
 
 bad:
@@ -635,6 +726,12 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 			       (unsigned long long)min_t(u64, ssa_rebuild_cursor(sc),
 							 sc->member_len),
 			       (unsigned long long)sc->member_len);
+		if (ssa_is_parity(sc))
+			DMEMIT(" %s %s %s",
+			       sc->layout->id == SSA_LAYOUT_RAID5 ?
+			       ssa_rotations[sc->geom.rotation] : "-",
+			       ssa_syncs[READ_ONCE(sc->sync)],
+			       ssa_wmethods[READ_ONCE(sc->write_method)]);
 		break;
 
 	case STATUSTYPE_TABLE:
@@ -657,6 +754,12 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 		if (ssa_is_mirror(sc))
 			DMEMIT(",copies=%u,read_policy=%s", sc->copies,
 			       ssa_policies[READ_ONCE(sc->read_policy)]);
+		if (ssa_is_parity(sc))
+			DMEMIT(",parity_layout=%s,sync=%s,write_method=%s",
+			       sc->layout->id == SSA_LAYOUT_RAID5 ?
+			       ssa_rotations[sc->geom.rotation] : "none",
+			       ssa_syncs[READ_ONCE(sc->sync)],
+			       ssa_wmethods[READ_ONCE(sc->write_method)]);
 		for (m = 0; m < sc->nr_members; m++)
 			DMEMIT(",member_%u_device_name=%s,member_%u_offset=%llu",
 			       m, sc->members[m].dev->name, m,
@@ -674,6 +777,8 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
  * dmsetup message <dev> 0 priority on|off
  * dmsetup message <dev> 0 read_policy queue|split|nearest|round_robin
  * dmsetup message <dev> 0 rebuild_rate <KiB/s>
+ * dmsetup message <dev> 0 sync before_service|after_service
+ * dmsetup message <dev> 0 write_method auto|rmw|rcw
  * dmsetup message <dev> 0 fail <member>
  * dmsetup message <dev> 0 debug_inject_high <member> <count>   (tests only)
  */
@@ -687,9 +792,15 @@ static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
 
 	o = argc ? ssa_opt_find(argv[0]) : -1;
 	if (argc == 2 && (o == SSA_OPT_QUEUE_DEPTH || o == SSA_OPT_PRIORITY ||
-			  o == SSA_OPT_READ_POLICY || o == SSA_OPT_REBUILD_RATE)) {
+			  o == SSA_OPT_READ_POLICY || o == SSA_OPT_REBUILD_RATE ||
+			  o == SSA_OPT_SYNC || o == SSA_OPT_WRITE_METHOD)) {
 		if (!ssa_is_mirror(sc) && BIT(o) & SSA_MIRROR_OPTS) {
 			DMWARN("%s: only the mirror layout has it", argv[0]);
+			return -EINVAL;
+		}
+		if (!ssa_is_parity(sc) && BIT(o) & SSA_PARITY_OPTS) {
+			DMWARN("%s: only the raid5 and pstripe layouts have it",
+			       argv[0]);
 			return -EINVAL;
 		}
 		if (ssa_opt_value(o, argv[1], &val, &error)) {
@@ -750,6 +861,10 @@ static void ssa_io_hints(struct dm_target *ti, struct queue_limits *limits)
 	u64 chunk_bytes = (u64)sc->geom.chunk << SECTOR_SHIFT;
 	u64 stripe_bytes = chunk_bytes * sc->layout->data_members(&sc->geom);
 
+	/* pstripe does not stripe data: a chunk is all one member takes */
+	if (sc->layout->id == SSA_LAYOUT_PSTRIPE)
+		stripe_bytes = chunk_bytes;
+
 	blk_limits_io_min(limits, chunk_bytes);
 	if (stripe_bytes <= UINT_MAX)
 		blk_limits_io_opt(limits, stripe_bytes);
@@ -767,7 +882,7 @@ static void ssa_resume(struct dm_target *ti)
 
 static struct target_type ssa_target = {
 	.name = "ssastripe",
-	.version = { 1, 3, 0 },
+	.version = { 1, 4, 0 },
 	.module = THIS_MODULE,
 	.ctr = ssa_ctr,
 	.dtr = ssa_dtr,

@@ -140,6 +140,119 @@ static bool check_split(void)
 	return true;
 }
 
+/*
+ * A parity layout over @n members of @rows chunks (chunk = 1 sector): every
+ * logical chunk lands on a distinct member chunk; the groups partition all
+ * member chunks, one per member, with the parity chunk the one chunk no
+ * logical chunk maps to; group_of() inverts group_chunk().
+ */
+static bool check_parity(const struct ssa_layout *l, u32 n, u64 rows, u32 rot)
+{
+	u64 data = (u64)(n - 1) * rows, k, c, idx;
+	long long *owner = malloc(n * rows * sizeof(*owner));
+	char *seen = calloc(n * rows, 1);
+	struct ssa_geom g;
+	struct ssa_extent e;
+	struct ssa_group grp, back;
+	bool ok = true;
+	u32 m;
+
+	ssa_geom_init(&g, 1, n);
+	g.rotation = rot;
+	g.rows = rows;
+	for (k = 0; k < n * rows; k++)
+		owner[k] = -1;
+	for (k = 0; k < data && ok; k++) {
+		l->map(&g, k, &e);
+		if (e.member >= n || e.msector >= rows || e.len != 1 ||
+		    owner[e.member * rows + e.msector] >= 0) {
+			fprintf(stderr, "# %s n=%u rot=%u: chunk %llu -> m%u/%llu\n",
+				l->name, n, rot, (unsigned long long)k, e.member,
+				(unsigned long long)e.msector);
+			ok = false;
+		} else {
+			owner[e.member * rows + e.msector] = (long long)k;
+		}
+	}
+	for (idx = 0; idx < rows && ok; idx++) {
+		l->group_at(&g, idx, &grp);
+		if (grp.idx != idx || grp.pmember >= n ||
+		    owner[grp.pmember * rows + grp.pchunk] != -1)
+			ok = false;
+		for (m = 0; m < n && ok; m++) {
+			c = l->group_chunk(&g, &grp, m);
+			if (c >= rows || seen[m * rows + c]) {
+				ok = false;
+				break;
+			}
+			seen[m * rows + c] = 1;
+			l->group_of(&g, m, c, &back);
+			if (back.idx != idx || back.pmember != grp.pmember ||
+			    back.pchunk != grp.pchunk)
+				ok = false;
+			if ((m == grp.pmember) != (owner[m * rows + c] < 0))
+				ok = false;
+		}
+		if (!ok)
+			fprintf(stderr, "# %s n=%u rot=%u: group %llu is wrong\n",
+				l->name, n, rot, (unsigned long long)idx);
+	}
+	free(owner);
+	free(seen);
+	return ok;
+}
+
+/* Left-symmetric raid5 as in the picture in ssa-layout.c (and md). */
+static bool check_raid5_picture(void)
+{
+	static const int want[4][4] = {	/* logical chunk, -1 for parity */
+		{ 0, 1, 2, -1 }, { 4, 5, -1, 3 }, { 8, -1, 6, 7 },
+		{ -1, 9, 10, 11 },
+	};
+	struct ssa_geom g;
+	struct ssa_extent e;
+	u32 k;
+
+	ssa_geom_init(&g, 8, 4);
+	g.rows = 4;
+	for (k = 0; k < 12; k++) {
+		ssa_raid5_map(&g, k * 8 + 3, &e);
+		if (want[e.msector / 8][e.member] != (int)k || e.len != 5)
+			return false;
+	}
+	return true;
+}
+
+/* pstripe with N = 3, G = 2 as in the picture in ssa-layout.c. */
+static bool check_pstripe_picture(void)
+{
+	const struct ssa_layout *l = ssa_layout_find("pstripe");
+	struct ssa_geom g;
+	struct ssa_extent e;
+	struct ssa_group grp;
+	u64 k;
+
+	ssa_geom_init(&g, 1, 3);
+	g.rows = 6;	/* D = 4 data chunks, 2 parity chunks a member */
+	for (k = 0; k < 12; k++) {
+		ssa_pstripe_map(&g, k, &e);
+		if (e.member != k / 4 || e.msector != k % 4)
+			return false;
+	}
+	/* A0 (member 0, chunk 0) is covered by P1: member 1's chunk 4. */
+	l->group_of(&g, 0, 0, &grp);
+	if (grp.pmember != 1 || grp.pchunk != 4 ||
+	    l->group_chunk(&g, &grp, 2) != 2)	/* C1: member 2's chunk 2 */
+		return false;
+	/* B0 (member 1, chunk 0) by P2; C0 (member 2, chunk 0) by P0. */
+	l->group_of(&g, 1, 0, &grp);
+	if (grp.pmember != 2 || grp.pchunk != 4)
+		return false;
+	l->group_of(&g, 2, 0, &grp);
+	return grp.pmember == 0 && grp.pchunk == 4 &&
+	       l->group_chunk(&g, &grp, 1) == 2;	/* B1 */
+}
+
 int main(void)
 {
 	static const u32 chunks[] = { 1, 3, 8, 128, 192, 2048 };
@@ -148,7 +261,8 @@ int main(void)
 	const struct ssa_layout *l;
 
 	printf("TAP version 13\n");
-	printf("1..%zu\n", 6 + 2 * ARRAY_SIZE(chunks) * ARRAY_SIZE(widths));
+	printf("1..%zu\n", 6 + 2 * ARRAY_SIZE(chunks) * ARRAY_SIZE(widths) +
+	       6 + SSA_NR_ROTATIONS);
 
 	l = ssa_layout_find("stripe");
 	tap(l && l->map == ssa_stripe_map && l->min_members == 1,
@@ -208,6 +322,42 @@ int main(void)
 	    ssa_split_share(2048, 2, 8) == 1024 &&
 	    ssa_split_share(24, 2, 8) == 16 && ssa_split_share(9, 3, 8) == 8,
 	    "split share examples");
+
+	tap(check_raid5_picture(), "raid5 left-symmetric placement");
+	tap(check_pstripe_picture(), "pstripe placement and parity groups");
+	for (i = 0; i < SSA_NR_ROTATIONS; i++) {
+		bool ok = true;
+		u32 n;
+
+		for (n = 3; n <= 9 && ok; n++)
+			ok = check_parity(ssa_layout_find("raid5"), n, 3 * n + 2, i);
+		tap(ok, "raid5 rotation %u: groups partition the members", i);
+	}
+	{
+		bool ok = true;
+		u32 n;
+
+		for (n = 3; n <= 9 && ok; n++)
+			ok = check_parity(ssa_layout_find("pstripe"), n, 5 * n, 0);
+		tap(ok, "pstripe: groups partition the members");
+	}
+	{
+		struct ssa_geom g;
+		struct ssa_extent e;
+		u64 s = (1ULL << 40) + 777;
+
+		ssa_geom_init(&g, 128, 6);
+		g.rows = 1ULL << 36;
+		ssa_raid5_map(&g, s, &e);
+		tap(e.msector == (s / 128 / 5) * 128 + s % 128,
+		    "raid5 map beyond 2^40 sectors");
+		ssa_pstripe_map(&g, s, &e);
+		tap(e.member == 0 && e.msector == s,
+		    "pstripe map beyond 2^40 sectors");
+	}
+	tap(ssa_layout_find("raid5")->min_members == 3 &&
+	    ssa_layout_find("pstripe")->min_members == 3,
+	    "parity layouts need 3 members");
 
 	printf("# %d passed, %d failed\n", test_nr - failures, failures);
 	return failures ? 1 : 0;
