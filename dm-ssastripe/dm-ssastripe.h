@@ -288,5 +288,9 @@ void ssa_parity_join(struct ssa_io *io);
 void ssa_parity_started(struct bio *bio);
 int ssa_parity_alloc(struct ssa_ctx *sc);
 void ssa_parity_free(struct ssa_ctx *sc);
+int ssa_parity_scrub(struct ssa_ctx *sc, bool repair);
+void ssa_parity_scrub_stop(struct ssa_ctx *sc);
+void ssa_parity_status(struct ssa_ctx *sc, const char **action, u64 *pos,
+		       u64 *mismatches);
 
 #endif /* DM_SSASTRIPE_H */

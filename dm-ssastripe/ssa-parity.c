@@ -42,6 +42,7 @@
  * parity).  Nothing is submitted from a completion.
  */
 #include <linux/blkdev.h>
+#include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/highmem.h>
 #include <linux/mempool.h>
@@ -143,6 +144,15 @@ struct ssa_parity {
 	mempool_t *page_pool;
 	struct mutex reserve;	/* one operation at a time on the reserve */
 	unsigned int max_tasks;
+
+	/* check / repair: a walk over every group (messages) */
+	struct work_struct scrub_work;
+	struct ssa_plock scrub_lock;
+	bool scrub_repair;
+	bool scrub_stop;
+	bool scrub_running;
+	u64 scrub_pos;		/* groups done */
+	u64 mismatches;		/* groups whose parity did not match */
 };
 
 static inline struct ssa_child *to_child(struct bio *bio)
@@ -964,6 +974,217 @@ void ssa_parity_join(struct ssa_io *io)
 	io->pop = NULL;
 }
 
+/* ---- check and repair ---------------------------------------------- */
+
+#define SSA_SCRUB_SECTORS	512	/* a group is checked 256 KiB at a time */
+
+/* Lock one group for the scrub, waiting while a write holds it. */
+static void ssa_scrub_lock(struct ssa_parity *par, u64 key)
+{
+	struct ssa_plock *l;
+	bool busy;
+
+	for (;;) {
+		busy = false;
+		spin_lock_irq(&par->lock);
+		hlist_for_each_entry(l, ssa_bucket(par, key), node)
+			busy |= l->key == key;
+		if (!busy) {
+			par->scrub_lock.key = key;
+			hlist_add_head(&par->scrub_lock.node,
+				       ssa_bucket(par, key));
+		}
+		spin_unlock_irq(&par->lock);
+		if (!busy)
+			return;
+		usleep_range(100, 200);
+	}
+}
+
+static void ssa_scrub_unlock(struct ssa_ctx *sc)
+{
+	struct ssa_parity *par = sc->par;
+	bool kick;
+
+	spin_lock_irq(&par->lock);
+	hlist_del(&par->scrub_lock.node);
+	kick = !list_empty(&par->waiting);
+	if (kick)
+		par->retry = true;
+	spin_unlock_irq(&par->lock);
+	if (kick)
+		queue_work(sc->wq, &par->work);
+}
+
+/* Synchronous I/O of @sectors at member sector @ms of member @m. */
+static int ssa_scrub_io(struct ssa_ctx *sc, unsigned int m, u64 ms,
+			struct page **pages, u32 sectors, blk_opf_t opf)
+{
+	struct ssa_member *mb = &sc->members[m];
+	unsigned int i, n = ssa_pages_of(sectors);
+	u32 bytes = sectors << SECTOR_SHIFT;
+	struct bio *bio;
+	int r;
+
+	bio = bio_alloc(mb->dev->bdev, n, opf, GFP_KERNEL);
+	bio->bi_iter.bi_sector = mb->offset + ms;
+	for (i = 0; i < n; i++) {
+		u32 b = min_t(u32, PAGE_SIZE, bytes);
+
+		__bio_add_page(bio, pages[i], b, 0);
+		bytes -= b;
+	}
+	r = submit_bio_wait(bio);
+	bio_put(bio);
+	return r;
+}
+
+/*
+ * Check (and with repair, rewrite) one slice [off, off + len) of a group:
+ * the XOR of its N chunks must be zero.  bufs: N + 1 buffers of pages.
+ */
+static int ssa_scrub_slice(struct ssa_ctx *sc, const struct ssa_group *grp,
+			   u32 off, u32 len, struct page ***bufs, bool *bad)
+{
+	unsigned int m, n = sc->nr_members;
+	struct page **acc = bufs[n];
+	u32 bytes = len << SECTOR_SHIFT, i;
+	int r;
+
+	for (m = 0; m < n; m++) {
+		u64 ms = sc->layout->group_chunk(&sc->geom, grp, m) *
+			 sc->geom.chunk + off;
+
+		r = ssa_scrub_io(sc, m, ms, bufs[m], len, REQ_OP_READ);
+		if (r) {
+			DMERR("%s: check: member %u: read error %d",
+			      dm_device_name(dm_table_get_md(sc->ti->table)),
+			      m, r);
+			return r;
+		}
+	}
+	/* acc = XOR of the data chunks; it must equal the parity */
+	ssa_zero_buf(acc, bytes);
+	for (m = 0; m < n; m++)
+		if (m != grp->pmember)
+			ssa_xor_buf(acc, 0, bufs[m], 0, bytes);
+	*bad = false;
+	for (i = 0; i < bytes && !*bad; i += PAGE_SIZE)
+		*bad = memcmp(page_address(acc[i >> PAGE_SHIFT]),
+			      page_address(bufs[grp->pmember][i >> PAGE_SHIFT]),
+			      min_t(u32, PAGE_SIZE, bytes - i)) != 0;
+	if (*bad && sc->par->scrub_repair)
+		return ssa_scrub_io(sc, grp->pmember,
+				    grp->pchunk * sc->geom.chunk + off, acc,
+				    len, REQ_OP_WRITE | REQ_SYNC);
+	return 0;
+}
+
+static void ssa_scrub_work(struct work_struct *work)
+{
+	struct ssa_parity *par = container_of(work, struct ssa_parity,
+					      scrub_work);
+	struct ssa_ctx *sc = par->sc;
+	unsigned int m, n = sc->nr_members, np = ssa_pages_of(SSA_SCRUB_SECTORS);
+	struct page ***bufs;
+	struct ssa_group grp;
+	u64 idx;
+	u32 off, len;
+	int r = 0;
+
+	bufs = kcalloc(n + 1, sizeof(*bufs), GFP_KERNEL);
+	for (m = 0; bufs && m <= n; m++) {
+		unsigned int i;
+
+		bufs[m] = kcalloc(np, sizeof(struct page *), GFP_KERNEL);
+		for (i = 0; bufs[m] && i < np; i++) {
+			bufs[m][i] = alloc_page(GFP_KERNEL);
+			if (!bufs[m][i])
+				r = -ENOMEM;
+		}
+		if (!bufs[m])
+			r = -ENOMEM;
+	}
+	if (!bufs)
+		r = -ENOMEM;
+
+	for (idx = 0; !r && idx < sc->geom.rows && !READ_ONCE(par->scrub_stop);
+	     idx++) {
+		bool bad, group_bad = false;
+
+		sc->layout->group_at(&sc->geom, idx, &grp);
+		ssa_scrub_lock(par, idx);
+		for (off = 0; !r && off < sc->geom.chunk; off += len) {
+			len = min_t(u32, SSA_SCRUB_SECTORS, sc->geom.chunk - off);
+			r = ssa_scrub_slice(sc, &grp, off, len, bufs, &bad);
+			group_bad |= bad;
+		}
+		ssa_scrub_unlock(sc);
+		if (group_bad)
+			WRITE_ONCE(par->mismatches, par->mismatches + 1);
+		WRITE_ONCE(par->scrub_pos, idx + 1);
+		cond_resched();
+	}
+
+	DMINFO("%s: %s %s: %llu of %llu groups, %llu mismatched%s",
+	       dm_device_name(dm_table_get_md(sc->ti->table)),
+	       par->scrub_repair ? "repair" : "check",
+	       r ? "failed" : READ_ONCE(par->scrub_stop) ? "stopped" : "done",
+	       READ_ONCE(par->scrub_pos), sc->geom.rows,
+	       READ_ONCE(par->mismatches),
+	       par->scrub_repair ? " (rewritten)" : "");
+	for (m = 0; bufs && m <= n; m++) {
+		unsigned int i;
+
+		for (i = 0; bufs[m] && i < np; i++)
+			if (bufs[m][i])
+				__free_page(bufs[m][i]);
+		kfree(bufs[m]);
+	}
+	kfree(bufs);
+	WRITE_ONCE(par->scrub_running, false);
+	schedule_work(&sc->event_work);
+}
+
+/* Message "check" or "repair": start a walk over every group. */
+int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
+{
+	struct ssa_parity *par = sc->par;
+
+	if (READ_ONCE(par->scrub_running))
+		return -EBUSY;
+	par->scrub_repair = repair;
+	par->scrub_stop = false;
+	par->scrub_pos = 0;
+	par->mismatches = 0;
+	WRITE_ONCE(par->scrub_running, true);
+	queue_work(system_long_wq, &par->scrub_work);
+	return 0;
+}
+
+/* Message "idle", suspend and destruction: stop a walk and wait for it. */
+void ssa_parity_scrub_stop(struct ssa_ctx *sc)
+{
+	struct ssa_parity *par = sc->par;
+
+	if (!par)
+		return;
+	WRITE_ONCE(par->scrub_stop, true);
+	flush_work(&par->scrub_work);
+}
+
+/* Status: "<action> <groups done>/<groups> <mismatches>". */
+void ssa_parity_status(struct ssa_ctx *sc, const char **action, u64 *pos,
+		       u64 *mismatches)
+{
+	struct ssa_parity *par = sc->par;
+
+	*action = !READ_ONCE(par->scrub_running) ? "idle" :
+		  par->scrub_repair ? "repair" : "check";
+	*pos = READ_ONCE(par->scrub_pos);
+	*mismatches = READ_ONCE(par->mismatches);
+}
+
 int ssa_parity_alloc(struct ssa_ctx *sc)
 {
 	struct ssa_parity *par;
@@ -977,6 +1198,7 @@ int ssa_parity_alloc(struct ssa_ctx *sc)
 	INIT_LIST_HEAD(&par->waiting);
 	INIT_LIST_HEAD(&par->ready);
 	INIT_WORK(&par->work, ssa_parity_work);
+	INIT_WORK(&par->scrub_work, ssa_scrub_work);
 	mutex_init(&par->reserve);
 	/* one group always fits: N - 1 writes, N - 1 reads and its parity */
 	par->max_tasks = max(2 * sc->nr_members, 64U);
@@ -1000,6 +1222,7 @@ void ssa_parity_free(struct ssa_ctx *sc)
 
 	if (!par)
 		return;
+	ssa_parity_scrub_stop(sc);
 	mempool_destroy(par->page_pool);
 	mempool_destroy(par->op_pool);
 	kfree(par);

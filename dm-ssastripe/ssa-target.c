@@ -726,12 +726,18 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 			       (unsigned long long)min_t(u64, ssa_rebuild_cursor(sc),
 							 sc->member_len),
 			       (unsigned long long)sc->member_len);
-		if (ssa_is_parity(sc))
-			DMEMIT(" %s %s %s",
+		if (ssa_is_parity(sc)) {
+			const char *action;
+			u64 pos, bad;
+
+			ssa_parity_status(sc, &action, &pos, &bad);
+			DMEMIT(" %s %s %s %s %llu/%llu %llu",
 			       sc->layout->id == SSA_LAYOUT_RAID5 ?
 			       ssa_rotations[sc->geom.rotation] : "-",
 			       ssa_syncs[READ_ONCE(sc->sync)],
-			       ssa_wmethods[READ_ONCE(sc->write_method)]);
+			       ssa_wmethods[READ_ONCE(sc->write_method)],
+			       action, pos, sc->geom.rows, bad);
+		}
 		break;
 
 	case STATUSTYPE_TABLE:
@@ -779,6 +785,7 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
  * dmsetup message <dev> 0 rebuild_rate <KiB/s>
  * dmsetup message <dev> 0 sync before_service|after_service
  * dmsetup message <dev> 0 write_method auto|rmw|rcw
+ * dmsetup message <dev> 0 check|repair|idle   (parity layouts)
  * dmsetup message <dev> 0 fail <member>
  * dmsetup message <dev> 0 debug_inject_high <member> <count>   (tests only)
  */
@@ -828,6 +835,20 @@ static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return ssa_mirror_fail(sc, m);
 	}
 
+	if (argc == 1 && ssa_is_parity(sc) &&
+	    (!strcasecmp(argv[0], "check") || !strcasecmp(argv[0], "repair"))) {
+		int r = ssa_parity_scrub(sc, !strcasecmp(argv[0], "repair"));
+
+		if (r)
+			DMWARN("%s: a check or repair is already running",
+			       argv[0]);
+		return r;
+	}
+	if (argc == 1 && ssa_is_parity(sc) && !strcasecmp(argv[0], "idle")) {
+		ssa_parity_scrub_stop(sc);
+		return 0;
+	}
+
 	if (argc == 3 && !strcasecmp(argv[0], "debug_inject_high")) {
 		if (kstrtouint(argv[1], 10, &m) || m >= sc->nr_members ||
 		    kstrtouint(argv[2], 10, &val) || !val || val > 1024) {
@@ -873,6 +894,7 @@ static void ssa_io_hints(struct dm_target *ti, struct queue_limits *limits)
 static void ssa_presuspend(struct dm_target *ti)
 {
 	ssa_rebuild_stop(ti->private);
+	ssa_parity_scrub_stop(ti->private);
 }
 
 static void ssa_resume(struct dm_target *ti)

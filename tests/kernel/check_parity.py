@@ -61,7 +61,10 @@ def group_chunks(layout, n, rows, idx):
 
 
 def read_member(path, offset, nbytes):
+    """The member's bytes as on the device, not as the page cache has them
+    (the module writes members directly; a cached earlier read is stale)."""
     with open(path, "rb", buffering=0) as f:
+        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
         f.seek(offset * SECTOR)
         data = f.read(nbytes)
     if len(data) != nbytes:

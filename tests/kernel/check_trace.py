@@ -14,6 +14,12 @@ Reads the text of /sys/kernel/tracing/trace (best captured with the
              is served first in, first out; with --priority off: each member
              serves all its children first in, first out
 
+A raid5/pstripe task is one unit of service of two children: its write
+(child c + 1: same request, member, member sector and length as its read c)
+goes out in the dispatch slot the read held, without queueing.  Such a
+continuation keeps the member busy from the read's dispatch to the write's
+completion (depth) and is not a scheduling decision (priority).
+
 Prints TAP-style diagnostics and a JSON summary line of the counts (also
 forks per submitting task, since fork events fire in the submitter's
 context); exits 1 on any violation.  Usage:
@@ -119,26 +125,51 @@ def check_lifecycle(events):
     return errors, dict(counts)
 
 
-def check_depth(events, depth):
+def continuations(events):
+    """{first child: its continuation} of the two-child units of service."""
+    done = {}
+    cont = {}
+    for ev in events:
+        if ev["ev"] == "child_complete" and ev["id"]:
+            done[child_key(ev)] = (ev["member"], ev["msector"], ev["len"],
+                                   ev["op"])
+        elif ev["ev"] == "child_queue" and ev["id"] and ev["child"]:
+            prev = (ev["dev"], ev["id"], ev["child"] - 1)
+            p = done.get(prev)
+            if p and p[:3] == (ev["member"], ev["msector"], ev["len"]) and \
+                    p[3] == "read" and ev["op"] == "write":
+                cont[prev] = child_key(ev)
+    return cont
+
+
+def check_depth(events, depth, cont=None):
     """No member has more than `depth` children in service at once."""
+    cont = cont or {}
+    heirs = set(cont.values())
     errors = []
     busy = defaultdict(set)
     peak = defaultdict(int)
     for ev in events:
+        m = (ev["dev"], ev.get("member"))
+        key = child_key(ev) if "child" in ev else None
         if ev["ev"] == "child_dispatch":
-            m = (ev["dev"], ev["member"])
-            busy[m].add(child_key(ev))
+            if key in heirs:        # takes over its read's slot
+                busy[m].discard(("held", key))
+            busy[m].add(key)
             peak[m] = max(peak[m], len(busy[m]))
             if len(busy[m]) > depth:
                 errors.append(f"member {m}: {len(busy[m])} children in "
                               f"service at once (depth {depth})")
         elif ev["ev"] == "child_complete":
-            busy[(ev["dev"], ev["member"])].discard(child_key(ev))
+            busy[m].discard(key)
+            if key in cont:         # the slot stays taken for the write
+                busy[m].add(("held", cont[key]))
     return errors, dict(peak)
 
 
-def check_priority(events, priority):
+def check_priority(events, priority, cont=None):
     """Non-preemptive two-class FIFO (priority on) or one FIFO (off)."""
+    heirs = set((cont or {}).values())
     errors = []
     waiting = defaultdict(lambda: {"high": deque(), "low": deque()})
     fifo = defaultdict(deque)
@@ -146,6 +177,8 @@ def check_priority(events, priority):
     jumped = 0              # high dispatches while a low child waited
     for ev in events:
         m = (ev["dev"], ev["member"]) if "member" in ev else None
+        if "child" in ev and child_key(ev) in heirs:
+            continue                # the rest of a unit already in service
         if ev["ev"] == "child_queue":
             waiting[m][ev["class"]].append(child_key(ev))
             fifo[m].append(child_key(ev))
@@ -190,13 +223,15 @@ def main():
         errors.append("no ssastripe events in the trace")
     errs, counts = check_lifecycle(events)
     errors += errs
+    cont = continuations(events)
     summary = {"counts": counts}
     if args.depth:
-        errs, peak = check_depth(events, args.depth)
+        errs, peak = check_depth(events, args.depth, cont)
         errors += errs
         summary["peak_in_service"] = max(peak.values(), default=0)
     if args.priority:
-        errs, overtaken, jumped = check_priority(events, args.priority == "on")
+        errs, overtaken, jumped = check_priority(events, args.priority == "on",
+                                                cont)
         errors += errs
         summary["high_behind_low"] = overtaken
         summary["high_ahead_of_low"] = jumped
