@@ -150,7 +150,7 @@ struct ssa_parity {
 	struct ssa_plock scrub_lock;
 	bool scrub_repair;
 	bool scrub_stop;
-	bool scrub_running;
+	unsigned long scrub_running;	/* bit 0: a walk is under way */
 	u64 scrub_pos;		/* groups done */
 	u64 mismatches;		/* groups whose parity did not match */
 };
@@ -497,7 +497,8 @@ static u64 ssa_plan(struct ssa_ctx *sc, struct ssa_pop *op, u64 start,
 			pg->grp = grp;
 			pg->first = op->nr_tasks;
 		}
-		op->locks[op->nr_locks++].key = grp.idx;
+		if (how != SAME)
+			op->locks[op->nr_locks++].key = grp.idx;
 		if (how == EXTEND) {
 			op->tasks[pg->first].hi += len;
 			pg->nchunks++;
@@ -518,7 +519,8 @@ static u64 ssa_plan(struct ssa_ctx *sc, struct ssa_pop *op, u64 start,
 			continue;
 
 		/* does not fit: take the piece back and stop before it */
-		op->nr_locks--;
+		if (how != SAME)
+			op->nr_locks--;
 		if (how == EXTEND) {
 			op->tasks[pg->first].hi -= len;
 			pg->nchunks--;
@@ -1142,7 +1144,7 @@ static void ssa_scrub_work(struct work_struct *work)
 		kfree(bufs[m]);
 	}
 	kfree(bufs);
-	WRITE_ONCE(par->scrub_running, false);
+	clear_bit(0, &par->scrub_running);
 	schedule_work(&sc->event_work);
 }
 
@@ -1151,13 +1153,14 @@ int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
 {
 	struct ssa_parity *par = sc->par;
 
-	if (READ_ONCE(par->scrub_running))
+	if (test_and_set_bit(0, &par->scrub_running))
 		return -EBUSY;
+	/* the previous walk's work item may still be finishing */
+	flush_work(&par->scrub_work);
 	par->scrub_repair = repair;
-	par->scrub_stop = false;
-	par->scrub_pos = 0;
-	par->mismatches = 0;
-	WRITE_ONCE(par->scrub_running, true);
+	WRITE_ONCE(par->scrub_stop, false);
+	WRITE_ONCE(par->scrub_pos, 0);
+	WRITE_ONCE(par->mismatches, 0);
 	queue_work(system_long_wq, &par->scrub_work);
 	return 0;
 }
@@ -1179,7 +1182,7 @@ void ssa_parity_status(struct ssa_ctx *sc, const char **action, u64 *pos,
 {
 	struct ssa_parity *par = sc->par;
 
-	*action = !READ_ONCE(par->scrub_running) ? "idle" :
+	*action = !test_bit(0, &par->scrub_running) ? "idle" :
 		  par->scrub_repair ? "repair" : "check";
 	*pos = READ_ONCE(par->scrub_pos);
 	*mismatches = READ_ONCE(par->mismatches);

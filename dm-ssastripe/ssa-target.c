@@ -617,6 +617,8 @@ static void ssa_dtr(struct dm_target *ti)
 	/* DM waits for requests; internal work it does not know about. */
 	wait_event(sc->injected_wait, !atomic_read(&sc->injected));
 	ssa_rebuild_stop(sc);
+	/* a check started while suspended would raise an event at its end */
+	ssa_parity_scrub_stop(sc);
 	flush_work(&sc->event_work);
 	ssa_free(sc);
 }
