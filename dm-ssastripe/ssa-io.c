@@ -668,8 +668,13 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 
 	if (ssa_is_mirror(sc))
 		return ssa_mirror_map(sc, io, bio, op, start, end);
-	if (ssa_is_parity(sc) && op == SSA_OP_WRITE)
-		return ssa_parity_write(sc, io, bio, start, end);
+	if (ssa_is_parity(sc)) {
+		if (op == SSA_OP_WRITE)
+			return ssa_parity_write(sc, io, bio, start, end);
+		/* not offered (ctr): their parity would have to follow */
+		if (op == SSA_OP_DISCARD || op == SSA_OP_WRITE_ZEROES)
+			return DM_MAPIO_KILL;
+	}
 
 	switch (op) {
 	case SSA_OP_FLUSH:
