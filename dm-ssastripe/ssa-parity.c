@@ -39,7 +39,10 @@
  *
  * Completions run in any context: a task whose bio completed goes on a
  * list, and the work item advances it (submits its next bio, computes
- * parity).  Nothing is submitted from a completion.
+ * parity).  Nothing is submitted from a completion.  Operations that
+ * waited for a lock are started from a second work item on a workqueue of
+ * their own, since starting may wait for reserve pages that only the
+ * first work item's progress gives back.
  */
 #include <linux/blkdev.h>
 #include <linux/delay.h>
@@ -139,7 +142,14 @@ struct ssa_parity {
 	struct list_head waiting;	/* operations waiting for a lock */
 	struct list_head ready;		/* tasks whose bio completed */
 	bool retry;		/* something unlocked: retry the waiting */
-	struct work_struct work;
+	struct work_struct work;	/* advances tasks (never blocks on memory) */
+	/*
+	 * Starts operations that waited for a lock.  Starting may wait for
+	 * reserve pages, which only operations in flight give back, and they
+	 * need @work to advance: so starting has its own workqueue.
+	 */
+	struct workqueue_struct *start_wq;
+	struct work_struct start_work;
 	mempool_t *op_pool;
 	mempool_t *page_pool;
 	struct mutex reserve;	/* one operation at a time on the reserve */
@@ -585,7 +595,7 @@ static void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op)
 	spin_unlock_irqrestore(&par->lock, flags);
 	op->locked = false;
 	if (kick)
-		queue_work(sc->wq, &par->work);
+		queue_work(par->start_wq, &par->start_work);
 }
 
 /* ---- pages ---------------------------------------------------------- */
@@ -895,6 +905,13 @@ static void ssa_parity_work(struct work_struct *work)
 		ssa_task_advance(t);
 		cond_resched();
 	}
+}
+
+static void ssa_start_work(struct work_struct *work)
+{
+	struct ssa_parity *par = container_of(work, struct ssa_parity,
+					      start_work);
+
 	ssa_retry_waiting(par->sc);
 }
 
@@ -1015,7 +1032,7 @@ static void ssa_scrub_unlock(struct ssa_ctx *sc)
 		par->retry = true;
 	spin_unlock_irq(&par->lock);
 	if (kick)
-		queue_work(sc->wq, &par->work);
+		queue_work(par->start_wq, &par->start_work);
 }
 
 /* Synchronous I/O of @sectors at member sector @ms of member @m. */
@@ -1202,6 +1219,7 @@ int ssa_parity_alloc(struct ssa_ctx *sc)
 	INIT_LIST_HEAD(&par->ready);
 	INIT_WORK(&par->work, ssa_parity_work);
 	INIT_WORK(&par->scrub_work, ssa_scrub_work);
+	INIT_WORK(&par->start_work, ssa_start_work);
 	mutex_init(&par->reserve);
 	/* one group always fits: N - 1 writes, N - 1 reads and its parity */
 	par->max_tasks = max(2 * sc->nr_members, 64U);
@@ -1212,8 +1230,9 @@ int ssa_parity_alloc(struct ssa_ctx *sc)
 	       SSA_OP_PAGES * sizeof(struct page *);
 	par->op_pool = mempool_create_kmalloc_pool(SSA_OP_POOL, size);
 	par->page_pool = mempool_create_page_pool(SSA_OP_PAGES, 0);
+	par->start_wq = alloc_workqueue("kssaparity", WQ_MEM_RECLAIM, 1);
 	sc->par = par;
-	if (!par->op_pool || !par->page_pool)
+	if (!par->op_pool || !par->page_pool || !par->start_wq)
 		return -ENOMEM;
 	return 0;
 }
@@ -1226,6 +1245,8 @@ void ssa_parity_free(struct ssa_ctx *sc)
 	if (!par)
 		return;
 	ssa_parity_scrub_stop(sc);
+	if (par->start_wq)
+		destroy_workqueue(par->start_wq);
 	mempool_destroy(par->page_pool);
 	mempool_destroy(par->op_pool);
 	kfree(par);

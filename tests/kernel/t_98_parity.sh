@@ -307,3 +307,32 @@ parity_check_repair() {
 	return $rc
 }
 register parity_check_repair parity_check_repair
+
+# A member that starts failing (swapped for the error target): the write
+# that meets it fails, the member turns D, later writes are refused (no
+# degraded mode yet), reads of the other members go on.  Uses lin_members
+# (t_60).
+parity_member_fails() {
+	local rc=0 members v=/dev/mapper/ssat-v
+	mkdir -p "$WORK"
+	members=$(lin_members 3 8192) || return 1
+	# raid5, 3 members, 4 KiB chunks: row 0 = D0 on 0, D1 on 1, P on 2
+	vol_create ssat-v 16384 raid5 8 "$members" || return 1
+	dd if=/dev/urandom of=$v bs=1M count=8 oflag=direct status=none || { fail "initial write"; rc=1; }
+	klog_mark
+	dmsetup load ssat-m1 --table "0 8192 error" && dmsetup suspend ssat-m1 && dmsetup resume ssat-m1
+	dd if=/dev/zero of=$v bs=4k count=1 seek=1 oflag=direct status=none 2>/dev/null &&
+		{ fail "a write to the failed member succeeded"; rc=1; }
+	expect_eq health "$(vstat ssat-v health)" ADA || rc=1
+	klog_since | grep -q "member 1 (.*) failed: I/O error" || { fail "kernel log does not name member 1"; rc=1; }
+	dd if=/dev/zero of=$v bs=4k count=1 seek=0 oflag=direct status=none 2>/dev/null &&
+		{ fail "a write after the failure succeeded"; rc=1; }
+	klog_since | grep -q "writes are refused" || { fail "no log line for refused writes"; rc=1; }
+	dd if=$v of=/dev/null bs=4k count=1 skip=0 iflag=direct status=none ||
+		{ fail "a read of a surviving member failed"; rc=1; }
+	dd if=$v of=/dev/null bs=4k count=1 skip=1 iflag=direct status=none 2>/dev/null &&
+		{ fail "a read of the failed member succeeded"; rc=1; }
+	vol_remove ssat-v
+	return $rc
+}
+register parity_member_fails parity_member_fails
