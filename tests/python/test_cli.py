@@ -53,3 +53,62 @@ def test_disk_json(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["seek_ms"][0] == pytest.approx(3 + 0.5 * 8 / 15 * 1200 ** 0.5)
     assert out["write_ms"][0] - out["read_ms"][0] == pytest.approx(16.7 + 1.3)
+
+
+# -- model commands -------------------------------------------------------------
+
+def test_model_raid5_json_rows(capsys):
+    assert cli.main(["model", "raid5", "--disks", "16", "--p-read", "0.25", "--p-seq", "0.3",
+                     "--rate", "50,100,400", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["bound"] == "lb" and out["sync"] == "bs"
+    rows = out["rows"]
+    assert [r["rate"] for r in rows] == [50, 100, 400]
+    assert rows[0]["overall_s"] < rows[1]["overall_s"]
+    assert rows[2]["overall_s"] is None and rows[2]["utilization"] >= 1   # unstable: null
+
+
+def test_model_raid5_table_marks_unstable(capsys):
+    assert cli.main(["model", "raid5", "--disks", "16", "--p-read", "0.25",
+                     "--rate", "100,1000", "--bound", "ub"]) == 0
+    out = capsys.readouterr().out
+    assert "raid5 (BS, ub)" in out and "unstable" in out
+
+
+def test_model_multi_block_defaults_to_simplified(capsys):
+    assert cli.main(["model", "pstripe", "--disks", "8", "--p-read", "0.75", "--rate", "100",
+                     "--sizes", "qgeo:0.7:0.7", "--skew", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["bound"] == "simple"
+    assert cli.main(["model", "raid5", "--disks", "8", "--p-read", "0.75", "--rate", "100",
+                     "--sizes", "uniform", "--bound", "lb"]) == 2
+    assert "simplified" in capsys.readouterr().err
+
+
+def test_model_maxrate(capsys):
+    assert cli.main(["model", "maxrate", "raid5", "--disks", "16", "--p-read", "0.25",
+                     "--p-seq", "0.3", "--json"]) == 0
+    m = json.loads(capsys.readouterr().out)["max_rate"]
+    assert 200 < m < 400
+    assert cli.main(["model", "maxrate", "pstripe", "--disks", "16", "--p-read", "0.75",
+                     "--skew", "2"]) == 0
+    assert "requests/s" in capsys.readouterr().out
+
+
+def test_model_array(capsys):
+    assert cli.main(["model", "array", "--mpl", "4", "--request-kb", "96", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [r["mpl"] for r in out["rows"]] == [1, 2, 3, 4]
+    assert out["split"]["disks"] == 6
+    assert cli.main(["model", "array", "--mpl", "3", "--request-kb", "8", "--op", "write",
+                     "--cpu-delay-ms", "10"]) == 0
+    assert "MPL" in capsys.readouterr().out
+    assert cli.main(["model", "array", "--mpl", "3", "--request-kb", "8", "--disks", "5"]) == 2
+
+
+def test_every_command_has_json():
+    for argv in (["model", "raid5"], ["model", "pstripe"], ["model", "maxrate"],
+                 ["model", "array"], ["compare"], ["disk"], ["bsu", "lee-katz"],
+                 ["bsu", "chen-patterson"]):
+        out = subprocess.run([sys.executable, SSA, *argv, "--help"], capture_output=True,
+                             text=True, check=True).stdout
+        assert "--json" in out, argv

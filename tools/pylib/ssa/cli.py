@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
-from . import bsu, disk
+from . import array, bsu, compare, disk, raid5
 
 MB = 10**6
 KB = 1024
@@ -50,7 +51,7 @@ def _disk(args: argparse.Namespace) -> dict:
         "x_ms": [ms(d.x_moment(k), k) for k in (1, 2, 3)],
         "read_ms": [ms(read[k - 1], k) for k in (1, 2, 3)],
         "write_ms": [ms(write[k - 1], k) for k in (1, 2, 3)],
-        "inputs": vars(args) | {"func": None},
+        "inputs": _inputs(args),
     }
 
 
@@ -62,6 +63,153 @@ def _print_disk(r: dict) -> None:
         m = r[key]
         print(f"{name:<21} mean {m[0]:9.4f} ms   E[.^2] {m[1]:11.4f} ms^2   "
               f"E[.^3] {m[2]:13.4f} ms^3")
+
+
+
+# -- seed 002: RAID 5 and parity striping --------------------------------------
+
+def _disk_from(args: argparse.Namespace) -> disk.Disk:
+    return disk.Disk(cylinders=args.cylinders, seek_a=args.seek_a / 1e3,
+                     seek_b=args.seek_b / 1e3, rmax=args.rmax / 1e3,
+                     alpha=args.block_ms / 1e3, p_seq=args.p_seq)
+
+
+def _array_from(args: argparse.Namespace, sizes=None) -> raid5.Array:
+    ws = args.disks - 1
+    if sizes is None:
+        sizes = raid5.parse_sizes(args.sizes, ws) if ws >= 1 else None
+    return raid5.Array(_disk_from(args), args.disks, args.p_read, sizes=sizes,
+                       skew=getattr(args, "skew", 0.0),
+                       blocks_per_track=getattr(args, "blocks_per_track", None))
+
+
+def _bound(args: argparse.Namespace, arr: raid5.Array) -> str:
+    if args.bound is not None:
+        return args.bound
+    if args.sync == "as":
+        return "lb"
+    return "lb" if arr.single else "simple"
+
+
+def _rates(text: str) -> list[float]:
+    try:
+        rates = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"--rate wants numbers separated by commas: {text!r}") from None
+    if not rates or min(rates) <= 0:
+        raise ValueError("--rate wants positive rates")
+    return rates
+
+
+def _model_parity(args: argparse.Namespace) -> dict:
+    arr = _array_from(args)
+    bound = _bound(args, arr)
+    rows = raid5.table(args.layout, arr, _rates(args.rate), args.sync, bound)
+    return {"model": args.layout, "sync": args.sync, "bound": bound,
+            "rows": [r.as_dict() for r in rows], "inputs": _inputs(args)}
+
+
+def _model_maxrate(args: argparse.Namespace) -> dict:
+    arr = _array_from(args)
+    fn = raid5.maxrate_raid5 if args.layout == "raid5" else raid5.maxrate_pstripe
+    return {"model": "maxrate", "layout": args.layout, "max_rate": fn(arr),
+            "inputs": _inputs(args)}
+
+
+def _inputs(args: argparse.Namespace) -> dict:
+    return {k: v for k, v in vars(args).items() if k not in ("func", "json", "command")}
+
+
+def _fmt(v: float, scale: float = 1.0, width: int = 10, prec: int = 4) -> str:
+    return f"{'-':>{width}}" if v != v else f"{v * scale:{width}.{prec}f}"
+
+
+def _print_parity(r: dict) -> None:
+    print(f"{r['model']} ({r['sync'].upper()}, {r['bound']}): mean response times in seconds")
+    print(f"{'rate':>10} {'util':>7} {'read':>10} {'write':>10} {'overall':>10}")
+    for row in r["rows"]:
+        note = "   unstable" if row["overall_s"] != row["overall_s"] else ""
+        print(f"{row['rate']:10.2f} {row['utilization']:7.3f} {_fmt(row['read_s'])} "
+              f"{_fmt(row['write_s'])} {_fmt(row['overall_s'])}{note}")
+
+
+# -- seed 001: the disk array model ---------------------------------------------
+
+def _array_cfg(args: argparse.Namespace) -> array.ArrayConfig:
+    return array.ArrayConfig(
+        disks=args.disks, stripe_unit=int(args.stripe_kb * KB), mirrored=args.layout == "raid10",
+        pos_a=args.pos_a_ms / 1e3, pos_b=args.pos_b_ms / 1e3, seq_c=args.seq_c_ms / 1e3,
+        seq_d=args.seq_d_ms / 1e3, rotation=60 / args.rpm,
+        max_read_seek=args.max_seek_ms / 1e3, read_seek=args.read_seek_ms / 1e3,
+        write_seek=args.write_seek_ms / 1e3, disk_rate=args.disk_mbps * MB,
+        cache_rate=args.cache_mbps * MB, coalescing=args.coalescing == "on",
+        balance=args.balance, beta_concentration=args.beta_concentration,
+        cache_hit=args.cache_hit, destage_threshold=args.destage_threshold,
+        max_dirty_blocks=args.max_dirty_blocks)
+
+
+def _model_array(args: argparse.Namespace) -> dict:
+    cfg = _array_cfg(args)
+    size = args.request_kb * KB
+    seq = args.pattern == "sequential"
+    fn = array.reads if args.op == "read" else array.writes
+    pts = fn(cfg, size, args.mpl, args.cpu_delay_ms / 1e3, seq)
+    sp = array.split(cfg, size)
+    return {"model": "array", "op": args.op,
+            "split": {"disks": sp.disks_used, "ios_per_disk": sp.ios_per_disk,
+                      "io_bytes": sp.io_bytes},
+            "rows": [p.as_dict() for p in pts], "inputs": _inputs(args)}
+
+
+def _print_array(r: dict) -> None:
+    sp = r["split"]
+    print(f"array model, {r['op']}s: {sp['disks']:g} disks x {sp['ios_per_disk']:g} I/O of "
+          f"{sp['io_bytes'] / KB:g} KB per request")
+    print(f"{'MPL':>4} {'response ms':>12} {'req/s':>10} {'array queue':>12} {'disk queue':>11}")
+    for p in r["rows"]:
+        print(f"{p['mpl']:4d} {p['response_s'] * 1e3:12.3f} {p['throughput']:10.2f} "
+              f"{p['queue']:12.3f} {p['disk_queue']:11.3f}")
+
+
+# -- compare -----------------------------------------------------------------------
+
+def _compare(args: argparse.Namespace) -> dict:
+    rows, details = [], []
+    for path in args.records:
+        recs = compare.load(path)
+        if not recs:
+            raise ValueError(f"{path}: no successful requests")
+        meas = compare.estimate(recs, args.batches)
+        if args.model == "forkjoin":
+            pred = compare.forkjoin_prediction(recs, meas)["all"]
+        else:
+            if args.chunk_kb is None:
+                raise ValueError(f"--model {args.model} needs --chunk-kb")
+            ws = args.disks - 1
+            sizes = compare.block_sizes(recs, int(args.chunk_kb * 2), args.disks - 1)
+            arr = raid5.Array(_disk_from(args), args.disks, meas.p_read, sizes=sizes,
+                              skew=args.skew, blocks_per_track=args.blocks_per_track)
+            bound = args.bound or ("lb" if arr.single else "simple")
+            fn = raid5.raid5 if args.model == "raid5" else raid5.pstripe
+            pred = fn(arr, meas.rate, args.sync, bound).overall
+        util = max(meas.utilization.values()) if meas.utilization else math.nan
+        rows.append(compare.Row(path, meas.rate, util, meas.response, meas.response_ci, pred))
+        details.append(meas.as_dict())
+    if args.plot:
+        compare.plot(rows, args.plot, f"{args.model} model vs measured")
+    return {"model": args.model, "rows": [r.as_dict() for r in rows],
+            "measured": details, "plot": args.plot}
+
+
+def _print_compare(r: dict) -> None:
+    print(f"model {r['model']}: mean response time, ms (95 % batch-means CI)")
+    print(f"{'rate':>9} {'util':>6} {'measured':>18} {'model':>9} {'error':>7}  file")
+    for row in r["rows"]:
+        print(f"{row['rate']:9.1f} {row['utilization']:6.3f} "
+              f"{row['measured_s'] * 1e3:9.3f} ± {row['ci_s'] * 1e3:6.3f} "
+              f"{_fmt(row['predicted_s'], 1e3, 9, 3)} {row['rel_error']:+7.1%}  {row['label']}")
+    if r["plot"]:
+        print(f"plot: {r['plot']}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,21 +242,121 @@ def build_parser() -> argparse.ArgumentParser:
                     help="MPL-slope coefficient S (about 1/4 for a 16-disk array)")
     cp.set_defaults(func=_bsu_chen_patterson)
 
-    pd = sub.add_parser("disk", help="service-time moments of the seed-002 disk model",
-                        epilog="Defaults are the disk of seed 002 (section 4.1). "
-                               "Times in milliseconds.")
-    pd.add_argument("--cylinders", type=int, default=1200, help="C (default 1200)")
-    pd.add_argument("--seek-a", type=float, default=3.0, help="a, ms (default 3)")
-    pd.add_argument("--seek-b", type=float, default=0.5,
-                    help="b, ms per sqrt(cylinder) (default 0.5)")
-    pd.add_argument("--rmax", type=float, default=16.7, help="R_max, ms (default 16.7)")
-    pd.add_argument("--block-ms", type=float, default=1.3,
-                    help="alpha, transfer time of one block, ms (default 1.3)")
-    pd.add_argument("--p-seq", type=float, default=0.0,
-                    help="p_s, probability of a zero-distance seek (default 0)")
+    diskp = argparse.ArgumentParser(add_help=False)
+    g = diskp.add_argument_group("the disk (seed 002, section 4.1; defaults: the seed's disk)")
+    g.add_argument("--cylinders", type=int, default=1200, help="C (default 1200)")
+    g.add_argument("--seek-a", type=float, default=3.0, help="a, ms (default 3)")
+    g.add_argument("--seek-b", type=float, default=0.5,
+                   help="b, ms per sqrt(cylinder) (default 0.5)")
+    g.add_argument("--rmax", type=float, default=16.7, help="R_max, ms (default 16.7)")
+    g.add_argument("--block-ms", type=float, default=1.3,
+                   help="alpha, transfer time of one block, ms (default 1.3)")
+    g.add_argument("--p-seq", type=float, default=0.0,
+                   help="p_s, probability of a zero-distance seek (default 0)")
+    jsonp = argparse.ArgumentParser(add_help=False)
+    jsonp.add_argument("--json", action="store_true", help="machine-readable output")
+
+    pd = sub.add_parser("disk", parents=[diskp, jsonp],
+                        help="service-time moments of the seed-002 disk model",
+                        epilog="Times in milliseconds.")
     pd.add_argument("--blocks", type=int, default=1, help="blocks per request (default 1)")
-    pd.add_argument("--json", action="store_true", help="machine-readable output")
     pd.set_defaults(func=_disk)
+
+    pm = sub.add_parser("model", help="the analytic models of seeds 001 and 002")
+    msub = pm.add_subparsers(dest="model", required=True)
+
+    wl = argparse.ArgumentParser(add_help=False)
+    g = wl.add_argument_group("the array and its workload")
+    g.add_argument("--disks", type=int, required=True, help="N, disks in the array")
+    g.add_argument("--p-read", type=float, required=True, help="p_r, fraction of reads")
+    g.add_argument("--sizes", default="single",
+                   help="blocks per request: single (default), uniform (1..N-1) or "
+                        "qgeo:SIGMA:P (section 6.2)")
+    pskew = argparse.ArgumentParser(add_help=False)
+    pskew.add_argument("--skew", type=float, default=0.0,
+                       help="s-degree skew of parity striping, eq. (26) (default 0)")
+    pskew.add_argument("--blocks-per-track", type=int, default=None,
+                       help="N_b for multi-block parity striping "
+                            "(default: whole blocks per rotation, R_max / alpha)")
+    pol = argparse.ArgumentParser(add_help=False)
+    pol.add_argument("--sync", choices=("bs", "as"), default="bs",
+                     help="write synchronization policy (default bs)")
+    pol.add_argument("--bound", choices=("lb", "ub", "simple"), default=None,
+                     help="BS approximation: lb (default for single blocks), ub, or "
+                          "simple (eq. 25; the only one for multiple blocks)")
+    rate = argparse.ArgumentParser(add_help=False)
+    rate.add_argument("--rate", required=True, help="arrival rates, requests/s: R[,R...]")
+    units = ("Prints mean read, write and overall response times in seconds per "
+             "rate, with the busiest disk's utilization; '-' marks a rate the "
+             "array cannot sustain.  Disk times in milliseconds.")
+
+    for name, extra, text in (("raid5", [], "RAID 5 (seed 002, sections 4.2 and 5.1)"),
+                              ("pstripe", [pskew], "parity striping (sections 4.3, 5.2)")):
+        mp = msub.add_parser(name, parents=[wl, rate, pol, diskp, jsonp] + extra,
+                             help=text, epilog=units)
+        mp.set_defaults(func=_model_parity, layout=name)
+
+    mx = msub.add_parser("maxrate", parents=[wl, pskew, diskp, jsonp],
+                         help="maximum throughput (seed 002, section 5.3)",
+                         epilog="Prints requests per second.  Uses the mean service "
+                                "times of eqs. (9), (12) for RAID 5 and (36)-(37) "
+                                "for parity striping.")
+    mx.add_argument("layout", choices=("raid5", "pstripe"))
+    mx.set_defaults(func=_model_maxrate)
+
+    ma = msub.add_parser(
+        "array", parents=[jsonp], help="the disk-array model of seed 001 (MVA over MPL 1..M)",
+        epilog="Defaults: the FC-60 LUN of Cheetah 73 disks (seed 001, Table 1 and "
+               "section 5.1).  MB = 10^6 bytes, KB = 1024 bytes, times in ms.  Writes of "
+               "at most two stripes go through the write-back cache (M/M/1/K), larger "
+               "ones straight to the disks.")
+    ma.add_argument("--mpl", type=int, required=True, help="largest multiprogramming level M")
+    ma.add_argument("--request-kb", type=float, required=True, help="request size, KB")
+    ma.add_argument("--op", choices=("read", "write"), default="read")
+    ma.add_argument("--pattern", choices=("random", "sequential"), default="random",
+                    help="positioning model (1) or (2)")
+    ma.add_argument("--cpu-delay-ms", type=float, default=0.0, help="think time (default 0)")
+    ma.add_argument("--disks", type=int, default=6, help="stripe_width (default 6)")
+    ma.add_argument("--stripe-kb", type=float, default=16, help="stripe unit (default 16)")
+    ma.add_argument("--layout", choices=("raid10", "raid0"), default="raid10")
+    ma.add_argument("--coalescing", choices=("on", "off"), default="on",
+                    help="access coalescing (default on, as the FC-60)")
+    ma.add_argument("--balance", choices=("transfer", "queue"), default="transfer",
+                    help="mirror load balancing: disk-transfer-time or disk-queue-length "
+                         "reducing (default transfer, as the FC-60)")
+    ma.add_argument("--cache-hit", type=float, default=0.0, help="read hit probability")
+    ma.add_argument("--pos-a-ms", type=float, default=3.53, help="a of (1) (3.53)")
+    ma.add_argument("--pos-b-ms", type=float, default=8.81, help="b of (1) (8.81)")
+    ma.add_argument("--seq-c-ms", type=float, default=-2.73, help="c of (2) (-2.73)")
+    ma.add_argument("--seq-d-ms", type=float, default=3.68, help="d of (2) (3.68)")
+    ma.add_argument("--rpm", type=float, default=10000)
+    ma.add_argument("--max-seek-ms", type=float, default=14.2, help="max read seek (14.2)")
+    ma.add_argument("--read-seek-ms", type=float, default=6.05)
+    ma.add_argument("--write-seek-ms", type=float, default=6.55)
+    ma.add_argument("--disk-mbps", type=float, default=31, help="disk transfer rate (31)")
+    ma.add_argument("--cache-mbps", type=float, default=62, help="array cache rate (62)")
+    ma.add_argument("--beta-concentration", type=float, default=4.0,
+                    help="alpha + beta of the beta positioning law (5.2; default 4)")
+    ma.add_argument("--destage-threshold", type=int, default=768,
+                    help="dirty stripe units held without destaging (default 768)")
+    ma.add_argument("--max-dirty-blocks", type=int, default=1024,
+                    help="dirty stripe units the cache holds (default 1024)")
+    ma.set_defaults(func=_model_array)
+
+    pc = sub.add_parser(
+        "compare", parents=[pol, pskew, diskp, jsonp],
+        help="ssatrace records against a model (table and PNG)",
+        epilog="Each FILE is one ssatrace record file (CSV or JSON lines) taken at one "
+               "load.  forkjoin uses the measured per-member service moments; raid5 "
+               "and pstripe use the disk given here and the trace's workload.")
+    pc.add_argument("records", nargs="+", metavar="FILE")
+    pc.add_argument("--model", choices=("forkjoin", "raid5", "pstripe"), default="forkjoin")
+    pc.add_argument("--plot", metavar="PNG", help="write measured vs model to this PNG")
+    pc.add_argument("--batches", type=int, default=20,
+                    help="batches for the confidence intervals (default 20)")
+    pc.add_argument("--disks", type=int, default=4, help="raid5/pstripe: members (N)")
+    pc.add_argument("--chunk-kb", type=float, help="raid5/pstripe: the chunk (a block), KB")
+    pc.set_defaults(func=_compare)
     return p
 
 
@@ -116,15 +364,41 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         result = args.func(args)
-    except ValueError as e:
+    except (ValueError, OSError) as e:
         print(f"ssa: {e}", file=sys.stderr)
         return 2
     if args.json:
-        result.get("inputs", {}).pop("func", None)
-        print(json.dumps(result, sort_keys=True))
-    elif args.command == "disk":
-        _print_disk(result)
+        print(json.dumps(_nan_to_null(result), sort_keys=True, default=_json_default,
+                         allow_nan=False))
+        return 0
+    printer = {"disk": _print_disk, "compare": _print_compare}.get(args.command)
+    if args.command == "model":
+        printer = {"array": _print_array, "maxrate": _print_maxrate}.get(args.model,
+                                                                          _print_parity)
+    if printer:
+        printer(result)
     else:
         print(f"{result['formula']} BSU: {result['bsu_kb']:.2f} KB "
               f"({result['bsu_bytes']:.0f} bytes)")
     return 0
+
+
+def _nan_to_null(o):
+    """JSON has no NaN: an unstable rate's times become null."""
+    if isinstance(o, float) and o != o:
+        return None
+    if isinstance(o, dict):
+        return {k: _nan_to_null(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_nan_to_null(v) for v in o]
+    return o
+
+
+def _json_default(o):
+    if hasattr(o, "tolist"):
+        return o.tolist()
+    raise TypeError(f"not JSON: {o!r}")
+
+
+def _print_maxrate(r: dict) -> None:
+    print(f"{r['layout']} maximum throughput: {r['max_rate']:.2f} requests/s")

@@ -128,3 +128,73 @@ def coxian_fit(mean: float, second: float) -> Coxian:
         q = (lo + hi) / 2
     s1 = sum(q ** i for i in range(1, k + 1))
     return Coxian(k=k, q=q, mu=s1 / mean)
+
+
+# -- distributions of Coxians and of maxima (seed 002, sections 4.2.1, 5.1) --
+
+def coxian_weights(cx: Coxian):
+    """Probabilities of taking exactly 0, 1, ..., K stages."""
+    w = [1 - cx.q] + [(1 - cx.q) * cx.q ** i for i in range(1, cx.k)] + [cx.q ** cx.k]
+    return w
+
+
+def coxian_cdf(cx: Coxian, t):
+    """F(t) of the Coxian of equation (21): the atom 1 - q at zero plus a
+    mixture of Erlang-i laws, i = 1..K."""
+    import numpy as np
+    from scipy.special import gammaincc
+    t = np.maximum(np.asarray(t, dtype=float), 0.0)
+    w = coxian_weights(cx)
+    tail = sum(w[i] * gammaincc(i, cx.mu * t) for i in range(1, cx.k + 1))
+    return 1.0 - tail
+
+
+def coxian_cont_cdf(cx: Coxian, t):
+    """The continuous part of the Coxian CDF (without the atom at zero)."""
+    import numpy as np
+    from scipy.special import gammainc
+    t = np.maximum(np.asarray(t, dtype=float), 0.0)
+    w = coxian_weights(cx)
+    return sum(w[i] * gammainc(i, cx.mu * t) for i in range(1, cx.k + 1))
+
+
+def _upper_limit(cdfs, counts, eps: float = 1e-12) -> float:
+    """A t beyond which 1 - prod F_i(t)^n_i is below eps."""
+    import numpy as np
+    t = max(sum(c.moments()[0] for c in cdfs), 1e-12)
+    for _ in range(200):
+        tail = sum(n * (1 - float(coxian_cdf(c, t))) for c, n in zip(cdfs, counts))
+        if tail < eps:
+            return t
+        t *= 1.5
+    raise ArithmeticError("no finite upper limit for the maximum")  # pragma: no cover
+
+
+def max_moments(cdfs: Sequence[Coxian], counts: Sequence[int] | None = None,
+                points: int = 4001) -> tuple[float, float]:
+    """E[M], E[M^2] of M, the maximum of independent Coxians: ``counts[i]``
+    copies of ``cdfs[i]``.  E[M^j] = int_0^inf j t^(j-1) (1 - F_M(t)) dt with
+    F_M the product of the CDFs (seed 002, section 5.1: (F_X F_Y)(t) is the
+    CDF of the maximum)."""
+    import numpy as np
+    from scipy.integrate import simpson
+    counts = [1] * len(cdfs) if counts is None else list(counts)
+    if not cdfs or min(counts) < 0 or sum(counts) == 0:
+        raise ValueError("need at least one variable")
+    top = _upper_limit(cdfs, counts)
+    t = np.linspace(0.0, top, points)
+    fm = np.ones_like(t)
+    for c, n in zip(cdfs, counts):
+        if n:
+            fm = fm * coxian_cdf(c, t) ** n
+    surv = 1.0 - fm
+    return float(simpson(surv, x=t)), float(simpson(2 * t * surv, x=t))
+
+
+def sum_fit(*parts: tuple[float, float]) -> Coxian:
+    """Coxian with the first two moments of a sum of independent variables
+    given as (mean, second moment) pairs (the 'approximate by a Coxian with
+    the same two moments' step of seed 002, section 5.1)."""
+    mean = sum(m for m, _ in parts)
+    var = sum(s - m * m for m, s in parts)
+    return coxian_fit(mean, var + mean * mean)

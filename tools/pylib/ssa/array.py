@@ -1,0 +1,322 @@
+"""The real disk-array model of seed 001 (Varki, Merchant, Xu and Qiu):
+a closed network of M synchronous I/O streams, each thinking for CPU_delay
+and then issuing one request to the array cache and, on a miss, to the
+disks in parallel (fork-join).
+
+Implemented, with the seed's section numbers:
+
+* positioning time as a function of the disk queue: random (1) and
+  sequential (2) workloads;
+* parallel overhead: the mean of the largest of the request's disk
+  positioning times minus the mean positioning time, positioning times
+  modelled as beta variables on [0, full rotation + max read seek] (5.2);
+* disk access probability (3) and the four combinations of access
+  coalescing and mirror load balancing (6.2);
+* the parallel MVA for reads (A.1), the approximate disk queue for
+  CPU_delay > 0 (A.3), the write-back cache as an M/M/1/K chain (4.2, A.2)
+  and large writes sent directly to the disks (6.4).
+
+The seed leaves some parameters to a technical report that is not part of
+it; the choices made here are listed in Documentation/models.rst and in
+the docstrings (``beta_concentration``, the write seek penalty, the
+destage queue, the cache thresholds).
+
+Units: seconds, bytes, bytes per second.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+from scipy.integrate import quad
+from scipy.special import betainc
+
+MB = 10**6
+KB = 1024
+
+
+@dataclass(frozen=True)
+class ArrayConfig:
+    """Table 1 of seed 001 (the FC-60 LUN of Cheetah 73 disks) plus the
+    constants of section 5.1 and the policies of section 6.2."""
+    disks: int = 6                       # stripe_width: disks in the LUN
+    stripe_unit: int = 16 * KB
+    mirrored: bool = True                # RAID 1/0 (pairs) or plain striping
+    pos_a: float = 3.53e-3               # (1): a
+    pos_b: float = 8.81e-3               # (1): b
+    seq_c: float = -2.73e-3              # (2): c
+    seq_d: float = 3.68e-3               # (2): d per queued request
+    rotation: float = 60 / 10000         # 10000 rpm
+    max_read_seek: float = 14.2e-3
+    read_seek: float = 6.05e-3
+    write_seek: float = 6.55e-3
+    disk_rate: float = 31 * MB
+    cache_rate: float = 62 * MB
+    coalescing: bool = True
+    balance: str = "transfer"            # 'transfer' or 'queue' (6.2)
+    beta_concentration: float = 4.0      # alpha + beta of the positioning law
+    cache_hit: float = 0.0
+    destage_threshold: int = 768         # dirty blocks (stripe units)
+    max_dirty_blocks: int = 1024
+
+    def __post_init__(self):
+        if self.disks < 1 or (self.mirrored and self.disks % 2):
+            raise ValueError("a mirrored array needs an even number of disks")
+        if self.balance not in ("transfer", "queue"):
+            raise ValueError("balance must be 'transfer' or 'queue'")
+        if not 0 <= self.cache_hit < 1:
+            raise ValueError("cache_hit must be in [0, 1)")
+        if not 0 <= self.destage_threshold < self.max_dirty_blocks:
+            raise ValueError("need 0 <= destage_threshold < max_dirty_blocks")
+        if self.beta_concentration <= 0:
+            raise ValueError("beta_concentration must be positive")
+
+
+# -- disk positioning and service time (section 5.1) --------------------------
+
+def position_time(cfg: ArrayConfig, queue: float, sequential: bool = False) -> float:
+    """Mean positioning time at a disk with ``queue`` requests: (1)
+    a + b / sqrt(1 + queue) for random streams; (2) c + d * queue for
+    sequential streams while queue <= 3 (clamped at zero: the seed's line
+    is negative below about 0.74 requests)."""
+    if queue < 0:
+        raise ValueError("queue must not be negative")
+    if sequential and queue <= 3:
+        return max(0.0, cfg.seq_c + cfg.seq_d * queue)
+    return cfg.pos_a + cfg.pos_b / math.sqrt(1 + queue)
+
+
+@dataclass(frozen=True)
+class Split:
+    """How one request reaches the disks (sections 5.3 and 6.2)."""
+    disks_used: float        # k: disks a request touches
+    ios_per_disk: float      # v: disk I/Os each of them serves
+    io_bytes: float          # bytes per disk I/O
+
+    @property
+    def disk_ios(self) -> float:
+        """num_diskIOs_per_request."""
+        return self.disks_used * self.ios_per_disk
+
+
+def split(cfg: ArrayConfig, request_bytes: float) -> Split:
+    """Disk I/Os of a request of ``request_bytes``, aligned to the stripe unit.
+
+    n = ceil(size / stripe unit) units.  One copy per unit (queue-length
+    reducing balance, or no mirror): the units land on min(n, P) disks, P
+    the number of data positions in a row.  Transfer-time reducing balance:
+    the units are dealt over disks and mirrors, min(n, W) disks.  With
+    coalescing each disk serves one I/O of all its units; without, one I/O
+    per unit.  For n >= W this is the seed's num_diskIOs = stripe_width
+    (transfer) or stripe_width / 2 (queue).
+    """
+    if request_bytes <= 0:
+        raise ValueError("request size must be positive")
+    n = math.ceil(request_bytes / cfg.stripe_unit)
+    rows = cfg.disks // 2 if cfg.mirrored else cfg.disks
+    width = cfg.disks if (cfg.mirrored and cfg.balance == "transfer") else rows
+    k = min(n, width)
+    per_disk = request_bytes / k
+    if cfg.coalescing:
+        return Split(k, 1.0, per_disk)
+    v = max(1.0, n / k)
+    return Split(k, v, per_disk / v)
+
+
+def write_split(cfg: ArrayConfig, request_bytes: float) -> Split:
+    """Disk I/Os of a write sent straight to the disks (6.4): every unit is
+    written on its disk and, when mirrored, on the mirror too."""
+    n = math.ceil(request_bytes / cfg.stripe_unit)
+    rows = cfg.disks // 2 if cfg.mirrored else cfg.disks
+    k_rows = min(n, rows)
+    copies = 2 if cfg.mirrored else 1
+    per_disk = request_bytes / k_rows
+    v = 1.0 if cfg.coalescing else max(1.0, n / k_rows)
+    return Split(k_rows * copies, v, per_disk / v)
+
+
+def disk_access_probability(cfg: ArrayConfig, s: Split, miss: float) -> float:
+    """(3): cache_miss_probability * num_diskIOs_per_request / stripe_width
+    (a visit ratio: above 1 when a disk serves several uncoalesced I/Os)."""
+    return miss * s.disk_ios / cfg.disks
+
+
+def max_position_time(cfg: ArrayConfig, mean: float, n: float) -> float:
+    """E[max of n positioning times], each beta on [0, L], L = full rotation
+    + max read seek, with the given mean and alpha + beta =
+    ``beta_concentration`` (5.2; the seed fixes the law's range, the
+    concentration is this package's choice).  n may be fractional: the
+    maximum's CDF is F^n."""
+    span = cfg.rotation + cfg.max_read_seek
+    m = min(max(mean / span, 1e-9), 1 - 1e-9)
+    a, b = m * cfg.beta_concentration, (1 - m) * cfg.beta_concentration
+    if n <= 1:
+        return mean
+    val, _ = quad(lambda u: 1 - betainc(a, b, u) ** n, 0, 1, limit=200)
+    return span * val
+
+
+def parallel_overhead(cfg: ArrayConfig, mean_position: float, n: float) -> float:
+    """parallel_overhead = max_position_time - disk_position_time (5.2)."""
+    return max_position_time(cfg, mean_position, n) - mean_position
+
+
+# -- the read MVA (A.1) -------------------------------------------------------
+
+@dataclass(frozen=True)
+class Inputs:
+    """Table 4's read-model inputs at one multiprogramming level."""
+    disk_service: float
+    parallel_overhead: float
+    disk_access: float
+    cache_service: float
+    miss: float
+    disk_queue: float
+
+
+@dataclass(frozen=True)
+class Point:
+    mpl: int
+    response: float          # array_response_time, s
+    throughput: float        # requests per second
+    queue: float             # array_queue
+    disk_queue: float        # the disk queue the service time was computed at
+
+    def as_dict(self) -> dict:
+        return {"mpl": self.mpl, "response_s": self.response,
+                "throughput": self.throughput, "queue": self.queue,
+                "disk_queue": self.disk_queue}
+
+
+def mva(inp: Inputs, mpl: int, cpu_delay: float) -> Point:
+    """Appendix A.1: the parallel MVA iterated from m = 1 to ``mpl`` with
+    the inputs computed for ``mpl``."""
+    cache_q = disks_q = 0.0
+    resp = thr = 0.0
+    for m in range(1, mpl + 1):
+        cache_r = inp.cache_service * (1 + cache_q)
+        disks_r = (inp.miss * (inp.parallel_overhead + inp.disk_service)
+                   + inp.disk_access * inp.disk_service * disks_q)
+        resp = cache_r + disks_r
+        thr = m / (cpu_delay + resp)
+        disks_q, cache_q = disks_r * thr, cache_r * thr
+    return Point(mpl, float(resp), float(thr), float(disks_q + cache_q),
+                 float(inp.disk_queue))
+
+
+def _service(cfg: ArrayConfig, s: Split, queue: float, sequential: bool,
+             write: bool) -> tuple[float, float]:
+    """(positioning, service per visit): v I/Os of io_bytes each."""
+    pos = position_time(cfg, queue, sequential)
+    if write:
+        pos += cfg.write_seek - cfg.read_seek     # Table 1's write seek penalty
+    return pos, s.ios_per_disk * (pos + s.io_bytes / cfg.disk_rate)
+
+
+def approx_disk_queue(cfg: ArrayConfig, s: Split, mpl: int, cpu_delay: float,
+                      miss: float, cache_service: float, sequential: bool,
+                      write: bool = False) -> float:
+    """The disk queue length the service time is computed at.
+
+    CPU_delay = 0: M * disk_access_probability (5.1).  Otherwise Appendix
+    A.3: the worst case puts every job at the disks (queue M * dap, giving
+    the service time s0); a request's disk time is then that queue times
+    s0, the cache time M * cache_service; Little's law gives the
+    throughput, and the queue at one disk is its visit ratio times the
+    disk time times the throughput.
+    """
+    dap = disk_access_probability(cfg, s, miss)
+    q0 = mpl * dap
+    if cpu_delay == 0:
+        return q0
+    _, s0 = _service(cfg, s, q0, sequential, write)
+    disk_r = miss * max(q0, 1.0) * s0
+    thr = mpl / (cpu_delay + mpl * cache_service + disk_r)
+    return dap * max(q0, 1.0) * s0 * thr
+
+
+def read_inputs(cfg: ArrayConfig, request_bytes: float, mpl: int, cpu_delay: float,
+                sequential: bool = False, write: bool = False,
+                s: Split | None = None) -> Inputs:
+    s = split(cfg, request_bytes) if s is None else s
+    miss = 1 - cfg.cache_hit if not write else 1.0
+    cache_service = request_bytes / cfg.cache_rate
+    q = approx_disk_queue(cfg, s, mpl, cpu_delay, miss, cache_service, sequential, write)
+    pos, svc = _service(cfg, s, q, sequential, write)
+    over = parallel_overhead(cfg, pos, s.disks_used) * s.ios_per_disk
+    return Inputs(svc, over, disk_access_probability(cfg, s, miss), cache_service, miss, q)
+
+
+def reads(cfg: ArrayConfig, request_bytes: float, max_mpl: int, cpu_delay: float = 0.0,
+          sequential: bool = False) -> list[Point]:
+    """array_response_time, throughput and queue for M = 1..max_mpl, each
+    M with its own inputs (the seed's parameters carry the index [M])."""
+    if max_mpl < 1 or cpu_delay < 0:
+        raise ValueError("need max_mpl >= 1 and cpu_delay >= 0")
+    return [mva(read_inputs(cfg, request_bytes, m, cpu_delay, sequential), m, cpu_delay)
+            for m in range(1, max_mpl + 1)]
+
+
+# -- writes (4.2, 5.5, A.2, 6.4) ---------------------------------------------
+
+def mm1k(lam: float, mu: float, states: int) -> np.ndarray:
+    """Stationary law of a birth-death chain with constant rates over
+    ``states`` states (A.2's M/M/1/K over destage_threshold..max_dirty).
+    The seed writes K = max - threshold + 1 for the number of states and
+    normalizes with rho^(K+1); the distribution here sums to one."""
+    if lam <= 0 or mu <= 0 or states < 1:
+        raise ValueError("need positive rates and at least one state")
+    logw = np.arange(states) * (math.log(lam) - math.log(mu))   # log rho^i
+    w = np.exp(logw - logw.max())                               # no overflow for rho > 1
+    return w / w.sum()
+
+
+def write_back(cfg: ArrayConfig, request_bytes: float, mpl: int, cpu_delay: float,
+               sequential: bool = False) -> Point:
+    """A small write through the write-back cache (4.2, 5.5, A.2).
+
+    lambda: max_array_throughput (the MVA with an infinite cache, i.e. the
+    cache server alone) times the dirty blocks per request; mu =
+    stripe_width / (2 disk_service_time), the destage service time taken
+    for one stripe unit at the disk queue the same stream of reads would
+    give.
+    """
+    blocks = math.ceil(request_bytes / cfg.stripe_unit)
+    cache_service = request_bytes / cfg.cache_rate
+    inf = mva(Inputs(0.0, 0.0, 0.0, cache_service, 0.0, 0.0), mpl, cpu_delay)
+    lam = inf.throughput * blocks
+    unit = Split(1, 1.0, cfg.stripe_unit)
+    s = split(cfg, request_bytes)
+    q = approx_disk_queue(cfg, s, mpl, cpu_delay, 1.0, cache_service, sequential, True)
+    _, svc = _service(cfg, unit, q, sequential, True)
+    mu = cfg.disks / (2 * svc)
+    states = cfg.max_dirty_blocks - cfg.destage_threshold + 1
+    p = mm1k(lam, mu, states)
+    thr = lam * (1 - p[-1]) / blocks
+    resp = mpl / thr - cpu_delay
+    return Point(mpl, float(resp), float(thr), float(thr * resp), float(q))
+
+
+def direct_write(cfg: ArrayConfig, request_bytes: float, mpl: int, cpu_delay: float,
+                 sequential: bool = False) -> Point:
+    """A large write sent straight to the disks (6.4): the read MVA with
+    every unit written on its disk and its mirror, no cache hits."""
+    s = write_split(cfg, request_bytes)
+    inp = read_inputs(cfg, request_bytes, mpl, cpu_delay, sequential, write=True, s=s)
+    return mva(inp, mpl, cpu_delay)
+
+
+def writes(cfg: ArrayConfig, request_bytes: float, max_mpl: int, cpu_delay: float = 0.0,
+           sequential: bool = False) -> list[Point]:
+    """Writes of at most two stripes go through the write-back cache; larger
+    ones go directly to the disks (6.4)."""
+    rows = cfg.disks // 2 if cfg.mirrored else cfg.disks
+    direct = request_bytes > 2 * rows * cfg.stripe_unit
+    fn = direct_write if direct else write_back
+    return [fn(cfg, request_bytes, m, cpu_delay, sequential) for m in range(1, max_mpl + 1)]
+
+
+def with_policy(cfg: ArrayConfig, coalescing: bool, balance: str) -> ArrayConfig:
+    return replace(cfg, coalescing=coalescing, balance=balance)
