@@ -73,6 +73,7 @@ check-full: bootstrap module $(SSAT)/ssatrace $(UNIT)
 
 bench: bootstrap module $(SSAT)/ssatrace
 	@mkdir -p $(BUILD)/bench
+	@bench/models
 	@$(VM) -o $(BUILD)/bench -- "bench/run && bench/trace-overhead && bench/mirror"
 
 clean:

@@ -115,17 +115,11 @@ def coxian_fit(mean: float, second: float) -> Coxian:
         s2 = sum(i * q ** i for i in range(1, k + 1))
         return 2 * s2 / s1 ** 2
 
-    lo, hi = 1e-12, 1.0
-    if ratio(hi) >= target:              # exactly K equal stages (Erlang-K)
+    if ratio(1.0) >= target:             # exactly K equal stages (Erlang-K)
         q = 1.0
     else:
-        for _ in range(200):
-            mid = (lo + hi) / 2
-            if ratio(mid) > target:
-                lo = mid
-            else:
-                hi = mid
-        q = (lo + hi) / 2
+        from scipy.optimize import brentq
+        q = brentq(lambda x: ratio(x) - target, 1e-12, 1.0, xtol=1e-15, rtol=1e-15)
     s1 = sum(q ** i for i in range(1, k + 1))
     return Coxian(k=k, q=q, mu=s1 / mean)
 
@@ -140,34 +134,40 @@ def coxian_weights(cx: Coxian):
 
 def coxian_cdf(cx: Coxian, t):
     """F(t) of the Coxian of equation (21): the atom 1 - q at zero plus a
-    mixture of Erlang-i laws, i = 1..K."""
+    mixture of Erlang-i laws, i = 1..K.
+
+    With the Erlang survival P{E_i > t} = sum_{j<i} e^{-mu t} (mu t)^j / j!,
+    1 - F(t) = sum_j e^{-mu t} (mu t)^j / j! * W_j, W_j the probability of
+    taking more than j stages; the Poisson terms are formed in logs.
+    """
     import numpy as np
-    from scipy.special import gammaincc
+    from scipy.special import gammaln
     t = np.maximum(np.asarray(t, dtype=float), 0.0)
-    w = coxian_weights(cx)
-    tail = sum(w[i] * gammaincc(i, cx.mu * t) for i in range(1, cx.k + 1))
-    return 1.0 - tail
+    w = np.asarray(coxian_weights(cx))
+    more = (w[::-1].cumsum()[::-1])[1:]            # W_j = P{stages > j}, j = 0..K-1
+    x = cx.mu * t.reshape(-1)
+    j = np.arange(cx.k)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logx = np.where(x > 0, np.log(np.where(x > 0, x, 1.0)), -np.inf)
+        logterm = -x + np.where(j > 0, j * logx, 0.0) - gammaln(j + 1)
+    tail = more @ np.exp(logterm)
+    return (1.0 - tail).reshape(t.shape)
 
 
 def coxian_cont_cdf(cx: Coxian, t):
     """The continuous part of the Coxian CDF (without the atom at zero)."""
-    import numpy as np
-    from scipy.special import gammainc
-    t = np.maximum(np.asarray(t, dtype=float), 0.0)
-    w = coxian_weights(cx)
-    return sum(w[i] * gammainc(i, cx.mu * t) for i in range(1, cx.k + 1))
+    return coxian_cdf(cx, t) - (1 - cx.q)
 
 
 def _upper_limit(cdfs, counts, eps: float = 1e-12) -> float:
     """A t beyond which 1 - prod F_i(t)^n_i is below eps."""
     import numpy as np
-    t = max(sum(c.moments()[0] for c in cdfs), 1e-12)
-    for _ in range(200):
-        tail = sum(n * (1 - float(coxian_cdf(c, t))) for c, n in zip(cdfs, counts))
-        if tail < eps:
-            return t
-        t *= 1.5
-    raise ArithmeticError("no finite upper limit for the maximum")  # pragma: no cover
+    t = max(sum(c.moments()[0] for c in cdfs), 1e-12) * 1.5 ** np.arange(80)
+    tail = sum(n * (1 - coxian_cdf(c, t)) for c, n in zip(cdfs, counts))
+    ok = np.nonzero(tail < eps)[0]
+    if not len(ok):
+        raise ArithmeticError("no finite upper limit for the maximum")  # pragma: no cover
+    return float(t[ok[0]])
 
 
 def max_moments(cdfs: Sequence[Coxian], counts: Sequence[int] | None = None,
