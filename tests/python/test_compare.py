@@ -123,3 +123,18 @@ def test_cli_compare_raid5_model(tmp_path, capsys):
     assert cli.main(["compare", f, "--model", "raid5"]) == 2       # needs --chunk-kb
     assert "chunk" in capsys.readouterr().err
     assert cli.main(["compare", str(tmp_path / "missing.csv")]) == 2
+
+
+def test_replay_reproduces_an_ideal_fifo_server_exactly(tmp_path):
+    recs = compare.load(synth(tmp_path / "t.csv", 80.0, 100.0, 5_000, members=2, seed=9))
+    meas = compare.estimate(recs)
+    assert compare.replay_prediction(recs) == pytest.approx(meas.response, rel=1e-6)
+    assert meas.arrival_cv2[0] == pytest.approx(1.0, abs=0.1)      # Poisson
+
+
+def test_replay_serves_the_high_class_first():
+    C = compare.Child
+    kids = [C(0, "low", 0, 0, 10), C(0, "low", 1, 10, 20), C(0, "high", 2, 20, 25)]
+    w = compare.replay_waits(kids)
+    # the high child arrives while the first low one is served, and goes next
+    assert w[kids[2]] == 8 and w[kids[1]] == 14 and w[kids[0]] == 0

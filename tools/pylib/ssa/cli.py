@@ -11,6 +11,8 @@ import json
 import math
 import sys
 
+import numpy as np
+
 from . import array, bsu, compare, disk, raid5
 
 MB = 10**6
@@ -193,7 +195,9 @@ def _compare(args: argparse.Namespace) -> dict:
             fn = raid5.raid5 if args.model == "raid5" else raid5.pstripe
             pred = fn(arr, meas.rate, args.sync, bound).overall
         util = max(meas.utilization.values()) if meas.utilization else math.nan
-        rows.append(compare.Row(path, meas.rate, util, meas.response, meas.response_ci, pred))
+        cv2 = float(np.nanmean(list(meas.arrival_cv2.values())))
+        rows.append(compare.Row(path, meas.rate, util, meas.response, meas.response_ci, pred,
+                                compare.replay_prediction(recs), cv2))
         details.append(meas.as_dict())
     if args.plot:
         compare.plot(rows, args.plot, f"{args.model} model vs measured")
@@ -202,12 +206,16 @@ def _compare(args: argparse.Namespace) -> dict:
 
 
 def _print_compare(r: dict) -> None:
-    print(f"model {r['model']}: mean response time, ms (95 % batch-means CI)")
-    print(f"{'rate':>9} {'util':>6} {'measured':>18} {'model':>9} {'error':>7}  file")
+    print(f"model {r['model']}: mean response time, ms (95 % batch-means CI); replay: the "
+          "trace's own arrivals and services through ideal servers; cv2: squared "
+          "coefficient of variation of the members' arrivals (1 if Poisson)")
+    print(f"{'rate':>9} {'util':>6} {'measured':>18} {'model':>9} {'error':>7} "
+          f"{'replay':>8} {'cv2':>5}  file")
     for row in r["rows"]:
         print(f"{row['rate']:9.1f} {row['utilization']:6.3f} "
               f"{row['measured_s'] * 1e3:9.3f} ± {row['ci_s'] * 1e3:6.3f} "
-              f"{_fmt(row['predicted_s'], 1e3, 9, 3)} {row['rel_error']:+7.1%}  {row['label']}")
+              f"{_fmt(row['predicted_s'], 1e3, 9, 3)} {row['rel_error']:+7.1%} "
+              f"{_fmt(row['replay_s'], 1e3, 8, 3)} {row['arrival_cv2']:5.2f}  {row['label']}")
     if r["plot"]:
         print(f"plot: {r['plot']}")
 

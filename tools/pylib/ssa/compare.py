@@ -144,6 +144,7 @@ class Measured:
     write: float
     members: dict = field(default_factory=dict)  # member -> {cls: ClassStats}
     utilization: dict = field(default_factory=dict)
+    arrival_cv2: dict = field(default_factory=dict)  # member -> SCV of child interarrivals
 
     def as_dict(self) -> dict:
         return {"requests": self.requests, "span_s": self.span, "rate": self.rate,
@@ -151,6 +152,7 @@ class Measured:
                 "response_s": self.response, "response_ci_s": self.response_ci,
                 "read_s": self.read, "write_s": self.write,
                 "utilization": {str(k): v for k, v in sorted(self.utilization.items())},
+                "arrival_cv2": {str(k): v for k, v in sorted(self.arrival_cv2.items())},
                 "members": {str(m): {c: {"rate": s.rate, "service_s": list(s.service)}
                                      for c, s in cl.items()}
                             for m, cl in sorted(self.members.items())}}
@@ -183,11 +185,59 @@ def estimate(recs: list[Record], batches: int = 20) -> Measured:
             members[m][cls] = ClassStats(len(a) / span, (float(a.mean()), float((a ** 2).mean()),
                                                          float((a ** 3).mean())))
     util = {m: busy_time(iv) * 1e-9 / span for m, iv in spans.items()}
+    cv2 = {}
+    for m in svc:
+        ia = np.diff(np.sort([c.queued for r in recs for c in r.children if c.member == m]))
+        cv2[m] = float(ia.var() / ia.mean() ** 2) if len(ia) > 1 and ia.mean() > 0 else math.nan
     return Measured(len(recs), span, len(recs) / span,
                     len(reads) / len(rw) if rw else math.nan,
                     float(np.mean([r.sectors for r in recs])), mean, half,
                     float(np.mean(reads)) if reads else math.nan,
-                    float(np.mean(writes)) if writes else math.nan, members, util)
+                    float(np.mean(writes)) if writes else math.nan, members, util, cv2)
+
+
+# -- trace-driven replay ----------------------------------------------------------
+
+def replay_waits(children: Sequence[Child]) -> dict:
+    """Waits of one member's children through an ideal single server: the
+    measured arrival (queued) and service (dispatched -> completed) times,
+    high class first, FIFO within a class, no preemption and no gap between
+    a completion and the next dispatch.  Returns {child: wait in ns}."""
+    import heapq
+    order = sorted(children, key=lambda c: c.queued)
+    waits: dict = {}
+    ready: list = []                                # (class rank, queued, seq, child)
+    free, i, seq = 0, 0, 0
+    while i < len(order) or ready:
+        if not ready and order[i].queued > free:
+            free = order[i].queued
+        while i < len(order) and order[i].queued <= free:
+            c = order[i]
+            heapq.heappush(ready, (0 if c.cls == HIGH else 1, c.queued, seq, c))
+            seq += 1
+            i += 1
+        _, _, _, c = heapq.heappop(ready)
+        waits[c] = free - c.queued
+        free += c.completed - c.dispatched
+    return waits
+
+
+def replay_prediction(recs: list[Record]) -> float:
+    """Mean response time if every member were the ideal server of
+    replay_waits, fed the trace's own arrivals and services: the model's
+    assumptions minus the Poisson arrivals.  Set beside the analytic model
+    it tells an error of the arrival assumption from an error of the model
+    or of the system (dispatch gaps, device queueing)."""
+    by_member: dict = defaultdict(list)
+    for r in recs:
+        for c in r.children:
+            by_member[c.member].append(c)
+    waits: dict = {}
+    for kids in by_member.values():
+        waits.update(replay_waits(kids))
+    z = [max((c.queued - r.fork) + waits[c] + (c.completed - c.dispatched)
+             for c in r.children) for r in recs]
+    return float(np.mean(z)) * 1e-9
 
 
 # -- the fork-join model on measured inputs -------------------------------------
@@ -246,6 +296,8 @@ class Row:
     measured: float
     ci: float
     predicted: float
+    replay: float = math.nan
+    arrival_cv2: float = math.nan
 
     @property
     def rel_error(self) -> float:
@@ -254,7 +306,8 @@ class Row:
     def as_dict(self) -> dict:
         return {"label": self.label, "rate": self.rate, "utilization": self.utilization,
                 "measured_s": self.measured, "ci_s": self.ci, "predicted_s": self.predicted,
-                "rel_error": self.rel_error}
+                "rel_error": self.rel_error, "replay_s": self.replay,
+                "arrival_cv2": self.arrival_cv2}
 
 
 def plot(rows: Sequence[Row], path: str, title: str) -> None:
@@ -268,6 +321,7 @@ def plot(rows: Sequence[Row], path: str, title: str) -> None:
     ax.errorbar(x, [r.measured * 1e3 for r in rows], yerr=[r.ci * 1e3 for r in rows],
                 fmt="o", capsize=4, label="measured (95 % CI)")
     ax.plot(x, [r.predicted * 1e3 for r in rows], "s--", label="model")
+    ax.plot(x, [r.replay * 1e3 for r in rows], "x:", label="trace-driven replay")
     for r in rows:
         ax.annotate(f"{r.rel_error:+.0%}", (r.rate, r.predicted * 1e3),
                     textcoords="offset points", xytext=(4, 6), fontsize=8)
