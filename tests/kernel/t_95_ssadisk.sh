@@ -64,20 +64,23 @@ ssadisk_under_stripe() {
 	return $rc
 }
 
-# bad_disk NAME "ARGS" WANT [LEN]: ARGS go after "<dev> <offset>", counted
-# for the table unless they start with '#' (then they are taken as written);
-# bad_table (t_50_badinput.sh) checks the refusal, the message and that
-# nothing is left held.
+# stripe_of_disks SCALE CHUNK DEPTH: ssat-v, a stripe over three 32 MiB
+# ssadisks (seed 002's disk at time_scale SCALE) with queue_depth DEPTH
+stripe_of_disks() {
+	local i m=""
+	for i in 0 1 2; do
+		disk_create ssat-m$i /dev/ram$i 65536 preset ct1992 time_scale "$1" || return 1
+		m+="/dev/mapper/ssat-m$i 0 "
+	done
+	vol_create ssat-v $((3 * 65536)) stripe "$2" "${m% }" 2 queue_depth "$3"
+}
+
 # ssatrace --disk follows each child into its ssadisk member: every child
 # gets the time the disk began serving it, inside dispatch..completion.
 ssadisk_ssatrace() {
-	local i m="" rc=0
+	local rc=0
 	[ -x "$SSATRACE" ] || { skip "build/ssatrace/ssatrace not built"; return $KSFT_SKIP; }
-	for i in 0 1 2; do
-		disk_create ssat-m$i /dev/ram$i 65536 preset ct1992 time_scale 0.02 || return 1
-		m+="/dev/mapper/ssat-m$i 0 "
-	done
-	vol_create ssat-v $((3 * 65536)) stripe 16 "${m% }" 2 queue_depth 2 || return 1
+	stripe_of_disks 0.02 16 2 || return 1
 	ssatrace_start record --disk --format json -D ssat-v -o "$WORK/rec.json" ||
 		{ fail "ssatrace did not start"; return 1; }
 	(cd "$WORK" && fio --name=s --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
@@ -103,13 +106,9 @@ ssadisk_ssatrace() {
 # the waits at these loads; compare's cv2 and replay columns show it
 # (Documentation/models.rst).
 ssadisk_compare() {
-	local i m="" rc=0 r files=()
+	local rc=0 r files=()
 	[ -x "$SSATRACE" ] || { skip "build/ssatrace/ssatrace not built"; return $KSFT_SKIP; }
-	for i in 0 1 2; do
-		disk_create ssat-m$i /dev/ram$i 65536 preset ct1992 time_scale 0.1 || return 1
-		m+="/dev/mapper/ssat-m$i 0 "
-	done
-	vol_create ssat-v $((3 * 65536)) stripe 8 "${m% }" 2 queue_depth 1 || return 1
+	stripe_of_disks 0.1 8 1 || return 1
 	for r in 250 500; do
 		ssatrace_start record -D ssat-v -o "$WORK/rate$r.csv" ||
 			{ fail "ssatrace did not start"; rc=1; break; }
@@ -152,6 +151,10 @@ PY
 	return $rc
 }
 
+# bad_disk NAME "ARGS" WANT [LEN]: ARGS go after "<dev> <offset>", counted
+# for the table unless they start with '#' (then they are taken as written);
+# bad_table (t_50_badinput.sh) checks the refusal, the message and that
+# nothing is left held.
 bad_disk() {
 	local name=$1 args=$2 want=$3 len=${4:-64000}
 	if [[ $args == "#"* ]]; then

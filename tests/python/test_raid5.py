@@ -95,6 +95,14 @@ def test_maxrate_is_where_utilization_reaches_one():
         assert math.isnan(raid5.raid5(a, 1.01 * m).overall)
 
 
+def test_seed002_footnote_two_extra_rotations_are_negligible():
+    # footnote 2: P{X' >= Q_p + X + 2 R_max} < 0.00015; Q_p = 0 is the worst case
+    p2 = raid5.late_probability(D, 2)
+    assert 0 < p2 < 0.00015
+    assert raid5.late_probability(D, 1) == pytest.approx(
+        (raid5.up_moments(D)[0] - raid5.lp_moments(D)[0]) / D.rmax, rel=1e-3)
+
+
 def test_seed002_rmax_and_alpha():
     assert D.rmax == pytest.approx(60 / 3600, rel=0.01)       # 3600 rpm: 16.7 ms
     assert D.alpha == pytest.approx(4096 / (3 * 2 ** 20), rel=0.01)

@@ -228,6 +228,15 @@ def up_moments(d: Disk) -> tuple[float, float, float]:
     return tuple(out)
 
 
+def late_probability(d: Disk, rotations: int = 1) -> float:
+    """P{X' >= X + m R_max}: with no P-queue wait, the chance that the old
+    data is still unread after the parity disk has positioned, read and
+    turned m times (seed 002, eq. 7 and its footnote 2 for m = 2)."""
+    law = x_law(d)
+    v = law.pdf * (1 - law.cdf_at(law.t + rotations * d.rmax))
+    return float(np.sum((v[1:] + v[:-1]) * law.h / 2))
+
+
 def up_moments_appendix(d: Disk) -> tuple[float, float, float]:
     """The Appendix's closed expressions for E[U_p^k] (kept to check
     up_moments against the seed's own algebra)."""
