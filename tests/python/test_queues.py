@@ -46,6 +46,18 @@ def test_cobham_textbook_example_and_conservation_law():
     assert 0.2 * wh + 0.3 * wl == pytest.approx(0.5 * 1.0)
 
 
+def test_non_preemptive_high_class_against_preemptive_resume():
+    # textbook (Kleinrock vol. 2, 3.6-3.7): under preemptive resume the high
+    # class waits as if alone, W = lam_h E[S_h^2] / (2 (1 - rho_h)); without
+    # preemption it also waits out the residual of a low customer in
+    # service, lam_l E[S_l^2] / (2 (1 - rho_h)) more.
+    lam_h, lam_l, sh, sl = 0.3, 0.4, exp_moments(1.0), det_moments(1.2)
+    wh, _ = queues.high_wait_moments(lam_h, sh, lam_l, sl)
+    preemptive = lam_h * sh[1] / (2 * (1 - lam_h * sh[0]))
+    assert wh - preemptive == pytest.approx(lam_l * sl[1] / (2 * (1 - lam_h * sh[0])))
+    assert queues.high_wait_moments(lam_h, sh, 0.0, (0, 0, 0))[0] == pytest.approx(preemptive)
+
+
 def test_unstable_and_bad_moments_rejected():
     with pytest.raises(ValueError):
         queues.low_wait_moments(0.5, exp_moments(1), 0.6, exp_moments(1))

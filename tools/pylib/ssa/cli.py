@@ -67,7 +67,6 @@ def _print_disk(r: dict) -> None:
               f"E[.^3] {m[2]:13.4f} ms^3")
 
 
-
 # -- seed 002: RAID 5 and parity striping --------------------------------------
 
 def _disk_from(args: argparse.Namespace) -> disk.Disk:
@@ -187,7 +186,8 @@ def _compare(args: argparse.Namespace) -> dict:
         else:
             if args.chunk_kb is None:
                 raise ValueError(f"--model {args.model} needs --chunk-kb")
-            ws = args.disks - 1
+            if args.disks < 3:
+                raise ValueError("a parity array needs --disks 3 or more")
             sizes = compare.block_sizes(recs, int(args.chunk_kb * 2), args.disks - 1)
             arr = raid5.Array(_disk_from(args), args.disks, meas.p_read, sizes=sizes,
                               skew=args.skew, blocks_per_track=args.blocks_per_track)

@@ -120,7 +120,6 @@ def simulate_raid5_bs(d: Disk, disks: int, p_read: float, rate: float,
 
     keep = slice(warmup, total)
     z, rd = resp[keep], is_read[keep]
-    span = arrivals[-1] - arrivals[warmup]
     bm = np.array([b.mean() for b in np.array_split(z, batches)])
     half = 2.093 * bm.std(ddof=1) / math.sqrt(batches)     # t(0.975, 19)
     return SimResult(read=float(z[rd].mean()) if rd.any() else math.nan,
