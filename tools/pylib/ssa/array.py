@@ -222,8 +222,8 @@ def approx_disk_queue(cfg: ArrayConfig, s: Split, mpl: int, cpu_delay: float,
 
     CPU_delay = 0: M * disk_access_probability (5.1).  Otherwise Appendix
     A.3: the worst case puts every job at the disks (queue M * dap, giving
-    the service time s0); a request's disk time is then that queue times
-    s0, the cache time M * cache_service; Little's law gives the
+    the service time s0); a request's disk time is then that queue (at
+    least its own visit) times s0, the cache time M * cache_service; Little's law gives the
     throughput, and the queue at one disk is its visit ratio times the
     disk time times the throughput.
     """
