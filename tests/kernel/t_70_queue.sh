@@ -118,6 +118,9 @@ trace_fork_shape() {
 	dd if="$WORK/one" of=/dev/mapper/ssat-t bs=4k count=1 oflag=direct status=none          # 1 chunk
 	dd if="$WORK/one" of=/dev/mapper/ssat-t bs=8k count=1 seek=$(((64 << 10) - 4096)) \
 		oflag=direct,seek_bytes status=none                                              # 2 chunks
+	# closing the device after a write makes udev probe it; let that probe
+	# finish inside the trace, or it is cut off half joined
+	udevadm settle 2>/dev/null || true
 	trace_stop "$WORK/trace.txt"
 	python3 "$CHECK_TRACE" "$WORK/trace.txt" || { fail "trace check failed"; rc=1; }
 	local shape
