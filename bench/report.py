@@ -6,7 +6,7 @@ may contain dots, e.g. ssastripe+ssalat.bt) and prints
 one Markdown table per member kind, with the mean over repeats and the
 ratio of ssastripe to the reference target.
 
-Usage: bench/report.py DIR [--reference striped] [--variants [--baseline B]]
+Usage: bench/report.py DIR [--reference striped] [--subject S] [--variants [--baseline B]]
 """
 import argparse
 import json
@@ -16,10 +16,11 @@ from collections import defaultdict
 
 
 def load_point(path):
-    """Return (iops, bytes per second) of the one job in a fio JSON file."""
+    """Return (iops, bytes per second) of the one job in a fio JSON file,
+    reads and writes together (one of them is zero unless the point mixes)."""
     job = json.loads(pathlib.Path(path).read_text())["jobs"][0]
-    d = job["read"] if job["read"]["io_bytes"] else job["write"]
-    return d["iops"], d["bw_bytes"]
+    return (job["read"]["iops"] + job["write"]["iops"],
+            job["read"]["bw_bytes"] + job["write"]["bw_bytes"])
 
 
 def collect(directory):
@@ -79,11 +80,13 @@ def main():
                     help="one row per variant (bench/trace-overhead, bench/mirror)")
     ap.add_argument("--baseline", default="ssastripe",
                     help="with --variants: the second column of ratios")
+    ap.add_argument("--subject", default="ssastripe",
+                    help="the target set against the reference (bench/parity: ssa)")
     args = ap.parse_args()
     for kind, points in collect(args.dir).items():
         print(f"\n{kind}:\n")
         rows = (variants_table(points, args.baseline, args.reference)
-                if args.variants else table(points, args.reference))
+                if args.variants else table(points, args.reference, args.subject))
         print("\n".join(rows))
 
 
