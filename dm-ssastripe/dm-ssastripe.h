@@ -194,6 +194,7 @@ struct ssa_io {
 	struct list_head rb_node;	/* on the rebuild's list of writes */
 	u64 rb_lo, rb_hi;	/* member sectors the write may touch */
 	struct ssa_pop *pop;	/* parity layouts: the write operation */
+	struct bvec_iter iter;	/* parity layouts: the parent as mapped */
 	u16 segs[];
 };
 
@@ -282,6 +283,12 @@ void ssa_rebuild_rate_changed(struct ssa_ctx *sc);
 u64 ssa_rebuild_cursor(struct ssa_ctx *sc);
 
 /* ssa-parity.c */
+int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		    u64 start, u64 end);
+bool ssa_parity_degraded(struct ssa_ctx *sc);
+bool ssa_parity_retry_read(struct ssa_ctx *sc, struct bio *bio,
+			   blk_status_t status, bool child);
+int ssa_parity_fail(struct ssa_ctx *sc, unsigned int m);
 int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		     u64 start, u64 end);
 void ssa_parity_join(struct ssa_io *io);

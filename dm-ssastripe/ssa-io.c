@@ -246,7 +246,7 @@ void ssa_kick_members(struct ssa_ctx *sc)
 bool ssa_member_fault(blk_status_t status, struct bio *bio)
 {
 	return status != BLK_STS_NOTSUPP && status != BLK_STS_AGAIN &&
-	       !(bio->bi_opf & REQ_RAHEAD);
+	       !(bio && bio->bi_opf & REQ_RAHEAD);
 }
 
 void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
@@ -340,8 +340,13 @@ static void ssa_child_endio(struct bio *bio)
 	struct ssa_io *io = c->io;
 
 	ssa_child_done(c->sc, bio, io, &c->cs, bio->bi_status);
-	if (unlikely(bio->bi_status))
+	if (unlikely(bio->bi_status)) {
+		/* parity layouts rebuild a failed read from the others */
+		if (c->cs.op == SSA_OP_READ && ssa_is_parity(c->sc) &&
+		    ssa_parity_retry_read(c->sc, bio, bio->bi_status, true))
+			return;
 		ssa_io_set_error(io, bio->bi_status);
+	}
 	bio_put(bio);
 	ssa_io_put(io);
 }
@@ -387,6 +392,7 @@ static void ssa_issue(struct ssa_ctx *sc, struct ssa_io *io,
 	cs->len = bio_sectors(child);
 	cs->op = ssa_op_of(child);
 	cs->idx = io->nr_children++;
+	to_child(child)->iter = child->bi_iter;
 	atomic_inc(&io->pending);
 	ssa_submit_child(sc, child, io, cs, true);
 }
@@ -651,6 +657,7 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 	io->nr_children = 0;
 	io->remapped = false;
 	io->pop = NULL;
+	io->iter = bio->bi_iter;
 
 	switch (op) {
 	case SSA_OP_READ:
@@ -671,6 +678,14 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 	if (ssa_is_parity(sc)) {
 		if (op == SSA_OP_WRITE)
 			return ssa_parity_write(sc, io, bio, start, end);
+		if (op == SSA_OP_READ && unlikely(ssa_parity_degraded(sc))) {
+			int r = ssa_parity_read(sc, io, bio, start, end);
+
+			if (r >= 0)
+				return r;
+			end = start + bio_sectors(bio);	/* maybe cut */
+			io->iter = bio->bi_iter;
+		}
 		/* not offered (ctr): their parity would have to follow */
 		if (op == SSA_OP_DISCARD || op == SSA_OP_WRITE_ZEROES)
 			return DM_MAPIO_KILL;
@@ -726,6 +741,10 @@ int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	/* A forked parent was joined in ssa_io_put(). */
 	if (io->remapped) {
 		ssa_child_done(sc, bio, io, &io->cs, *error);
+		if (unlikely(*error) && io->cs.op == SSA_OP_READ &&
+		    ssa_is_parity(sc) &&
+		    ssa_parity_retry_read(sc, bio, *error, false))
+			return DM_ENDIO_INCOMPLETE;	/* rebuilt, then ended */
 		trace_ssastripe_join(sc->devt, io->id,
 				     blk_status_to_errno(*error));
 	}

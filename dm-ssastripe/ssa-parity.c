@@ -60,6 +60,11 @@
 #define SSA_SPAN_SECTORS	2048	/* a merged pstripe span, at most */
 #define SSA_OP_POOL		4	/* operations kept in reserve */
 #define SSA_LOCK_BITS		8
+#define SSA_RECON_PAGES		16	/* a reconstruction slice per member */
+#define SSA_RECON_SECTORS	(SSA_RECON_PAGES << (PAGE_SHIFT - SECTOR_SHIFT))
+
+/* A group whose parity member has failed: its data is written alone. */
+#define SSA_WM_DATA_ONLY	SSA_NR_WMETHODS
 
 enum ssa_task_kind {
 	SSA_T_RMW_DATA,		/* read old data, write new */
@@ -87,6 +92,7 @@ struct ssa_ptask {
 	u8 kind;
 	u8 phase;		/* bios of the task completed */
 	bool counted;		/* holds its member's dispatch slot */
+	bool lost;		/* its member failed: no I/O, old data rebuilt */
 	u16 member;
 	u32 idx;		/* child number of its first bio */
 	u32 lo, hi;		/* sectors from the start of the group span */
@@ -106,8 +112,12 @@ struct ssa_pgroup {
 	u32 nchunks;
 	u32 lo, hi;		/* the range the parity is updated over */
 	u8 method;		/* SSA_WM_RMW or SSA_WM_RCW */
-	bool failed;		/* a read for the group failed */
+	bool failed;		/* reads of two members failed: give up */
 	bool parity_in;		/* rmw: the old parity is in memory */
+	bool noparity;		/* the parity member failed: data only */
+	bool recovered;		/* @lost's old data has been rebuilt */
+	struct ssa_ptask *lost;	/* a data read that failed (or never ran) */
+	struct list_head recover;	/* on the recovery list */
 	u16 first, nr_data;	/* its data tasks */
 	u16 xfirst, nr_reads;	/* its reads, then its parity task */
 	unsigned int cost_pages, cost_extra;	/* planning */
@@ -127,6 +137,7 @@ struct ssa_pop {
 	struct bvec_iter iter;	/* the parent's data as it arrived */
 	u8 sync;		/* enum ssa_sync, fixed at arrival */
 	bool locked;
+	int failed;		/* the member failed at arrival, or -1 */
 	struct list_head wait;
 	unsigned int nr_groups, nr_tasks, nr_locks, nr_pages, nr_alloc;
 	struct ssa_pgroup *groups;
@@ -154,6 +165,25 @@ struct ssa_parity {
 	mempool_t *page_pool;
 	struct mutex reserve;	/* one operation at a time on the reserve */
 	unsigned int max_tasks;
+
+	/*
+	 * Degraded operation.  Rebuilding a member's contents from the others
+	 * reads every other member of the group synchronously into @scratch
+	 * (one slice buffer per member, one accumulator) under @scratch_mutex,
+	 * from one of two workqueues: recovery of a write's lost old data
+	 * (the write holds its group locks) and reconstruction of reads
+	 * (which take the group lock first, so they never see a write half
+	 * done).  Neither waits for the other while holding the mutex.
+	 */
+	struct page ***scratch;
+	struct mutex scratch_mutex;	/* one rebuild at a time on @scratch */
+	struct workqueue_struct *recover_wq;
+	struct work_struct recover_work;
+	struct list_head recover;	/* groups waiting for recovery */
+	struct workqueue_struct *recon_wq;
+	struct work_struct recon_work;
+	struct bio_list recon_children;	/* failed read children to redo */
+	struct bio_list recon_parents;	/* reads mapped to a failed member */
 
 	/* check / repair: a walk over every group (messages) */
 	struct work_struct scrub_work;
@@ -350,7 +380,22 @@ static unsigned int ssa_plan_method(struct ssa_ctx *sc, struct ssa_pop *op,
 		pg->lo = min(pg->lo, op->tasks[pg->first + i].lo);
 		pg->hi = max(pg->hi, op->tasks[pg->first + i].hi);
 	}
+	if (op->failed == pg->grp.pmember) {
+		/* degraded, the parity lost: nothing to keep */
+		pg->method = SSA_WM_DATA_ONLY;
+		*tasks = pg->nr_data;
+		return 0;
+	}
 	ssa_method_cost(sc, op, pg, SSA_WM_RMW, &r_rmw, &p_rmw);
+	if (op->failed >= 0) {
+		/*
+		 * Degraded: rcw would read the failed member, or leave its
+		 * old data unknown; rmw rebuilds that from the others.
+		 */
+		pg->method = SSA_WM_RMW;
+		*tasks = pg->nr_data + 1;
+		return p_rmw;
+	}
 	ssa_method_cost(sc, op, pg, SSA_WM_RCW, &r_rcw, &p_rcw);
 	if (method == SSA_WM_AUTO)
 		method = r_rcw < r_rmw ? SSA_WM_RCW : SSA_WM_RMW;
@@ -386,7 +431,14 @@ static void ssa_close_group(struct ssa_ctx *sc, struct ssa_pop *op,
 			t->page0 = op->nr_pages;
 			op->nr_pages += ssa_pages_of(t->hi - t->lo);
 		}
+		if (t->member == op->failed) {
+			/* its old data comes from the others (recovery) */
+			t->lost = true;
+			pg->lost = t;
+		}
 	}
+	if (pg->method == SSA_WM_DATA_ONLY)
+		return;
 	if (pg->method == SSA_WM_RCW) {
 		for (m = 0; m < sc->nr_members; m++) {
 			bool covered = false;
@@ -711,32 +763,106 @@ static void ssa_task_next(struct ssa_pop *op, struct ssa_ptask *t)
 	ssa_submit_held(op->sc, bio, op->io, &to_child(bio)->cs);
 }
 
-/* The task ends early (a read it needed failed). */
-static void ssa_task_abandon(struct ssa_pop *op, struct ssa_ptask *t)
+/* Failed members, and the first of them in *first (-1 if none). */
+static unsigned int ssa_nr_failed(struct ssa_ctx *sc, int *first)
+{
+	unsigned int m, n = 0;
+
+	if (first)
+		*first = -1;
+	for (m = 0; m < sc->nr_members; m++) {
+		if (!test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
+			continue;
+		if (first && !n)
+			*first = m;
+		n++;
+	}
+	return n;
+}
+
+bool ssa_parity_degraded(struct ssa_ctx *sc)
+{
+	return ssa_nr_failed(sc, NULL) != 0;
+}
+
+/*
+ * An error the volume survives: a member fault (the member is marked failed
+ * by then) while no other member has failed.
+ */
+static bool ssa_survivable(struct ssa_ctx *sc, blk_status_t status)
+{
+	return status != BLK_STS_NOTSUPP && status != BLK_STS_AGAIN &&
+	       ssa_nr_failed(sc, NULL) <= 1;
+}
+
+/* The task ends early: its read failed, or its group gave up. */
+static void ssa_task_abandon(struct ssa_pop *op, struct ssa_ptask *t,
+			     bool error)
 {
 	if (t->counted)
 		ssa_slot_put(op->sc, t->member);
 	t->counted = false;
-	ssa_io_set_error(op->io, BLK_STS_IOERR);
+	if (error)
+		ssa_io_set_error(op->io, BLK_STS_IOERR);
 	ssa_io_put(op->io);
 }
 
-/* Both the old data (or the rcw reads) and, for rmw, the old parity in. */
+/*
+ * A data read of the group failed: if the volume survives it, the old data
+ * is rebuilt from the other members before the parity is computed; a
+ * second loss in the group gives the group up.
+ */
+static void ssa_lose(struct ssa_pop *op, struct ssa_pgroup *pg,
+		     struct ssa_ptask *t)
+{
+	if (pg->lost || pg->noparity || !ssa_survivable(op->sc, t->status))
+		pg->failed = true;
+	else
+		pg->lost = t;
+}
+
+static void ssa_queue_recovery(struct ssa_pgroup *pg)
+{
+	struct ssa_parity *par = pg->lost->op->sc->par;
+	unsigned long flags;
+
+	spin_lock_irqsave(&par->lock, flags);
+	list_add_tail(&pg->recover, &par->recover);
+	spin_unlock_irqrestore(&par->lock, flags);
+	queue_work(par->recover_wq, &par->recover_work);
+}
+
+/*
+ * Every read of the group is in (for rmw the old parity too): rebuild lost
+ * old data first, then compute and write the parity, and (rcw) the data.
+ */
 static void ssa_try_parity(struct ssa_pop *op, struct ssa_pgroup *pg)
 {
 	struct ssa_ptask *t = ssa_parity_task(pg, op);
+	bool rcw = pg->method == SSA_WM_RCW;
+	unsigned int i;
 
-	if (pg->reads_left || (pg->method == SSA_WM_RMW && !pg->parity_in))
+	if (pg->reads_left || (!rcw && !pg->parity_in))
 		return;
-	if (pg->failed) {
-		ssa_task_abandon(op, t);
+	if (!pg->failed && !pg->noparity && pg->lost && !pg->recovered) {
+		ssa_queue_recovery(pg);
+		return;
+	}
+	if (pg->failed || pg->noparity) {
+		/* rcw data waits for its reads: it is given up too */
+		for (i = 0; rcw && i < pg->nr_data; i++)
+			ssa_task_abandon(op, &op->tasks[pg->first + i], true);
+		ssa_task_abandon(op, t, pg->failed);
 		return;
 	}
 	ssa_compute_parity(op, pg);
-	if (pg->method == SSA_WM_RMW)
+	if (!rcw) {
 		ssa_task_next(op, t);
-	else
-		ssa_task_issue(op, t, false);
+		return;
+	}
+	ssa_task_issue(op, t, false);
+	for (i = 0; i < pg->nr_data; i++)
+		ssa_task_issue(op, &op->tasks[pg->first + i], false);
 }
 
 static void ssa_read_done(struct ssa_pop *op, struct ssa_pgroup *pg)
@@ -746,7 +872,7 @@ static void ssa_read_done(struct ssa_pop *op, struct ssa_pgroup *pg)
 	if (pg->method == SSA_WM_RMW && op->sync == SSA_SYNC_AFTER) {
 		/* after_service: the parity task is queued only now */
 		if (pg->failed)
-			ssa_task_abandon(op, ssa_parity_task(pg, op));
+			ssa_task_abandon(op, ssa_parity_task(pg, op), true);
 		else
 			ssa_task_issue(op, ssa_parity_task(pg, op), false);
 		return;
@@ -775,8 +901,8 @@ static void ssa_task_advance(struct ssa_ptask *t)
 	switch (t->kind) {
 	case SSA_T_RMW_DATA:
 		if (t->status) {
-			pg->failed = true;
-			ssa_task_abandon(op, t);
+			ssa_lose(op, pg, t);
+			ssa_task_abandon(op, t, pg->failed);
 		} else {
 			ssa_task_next(op, t);	/* write the new data */
 		}
@@ -784,13 +910,18 @@ static void ssa_task_advance(struct ssa_ptask *t)
 		break;
 	case SSA_T_READ:
 		if (t->status)
-			pg->failed = true;
+			ssa_lose(op, pg, t);
 		ssa_read_done(op, pg);
 		ssa_io_put(op->io);
 		break;
 	case SSA_T_RMW_PARITY:
-		if (t->status)
-			pg->failed = true;
+		if (t->status) {
+			/* the parity member failed: the data goes on alone */
+			if (pg->lost || !ssa_survivable(op->sc, t->status))
+				pg->failed = true;
+			else
+				pg->noparity = true;
+		}
 		pg->parity_in = true;
 		ssa_try_parity(op, pg);
 		break;
@@ -806,6 +937,7 @@ static void ssa_ptask_endio(struct bio *bio)
 	struct ssa_parity *par = sc->par;
 	blk_status_t status = bio->bi_status;
 	bool last = t->phase + 1 == ssa_task_bios[t->kind];
+	bool wrote = ssa_task_writes(t);
 	unsigned long flags;
 
 	t->counted = c->cs.counted;
@@ -817,7 +949,13 @@ static void ssa_ptask_endio(struct bio *bio)
 	t->phase++;
 	if (unlikely(status)) {
 		t->status = status;
-		ssa_io_set_error(op->io, status);
+		/*
+		 * A write the volume survives: the group's parity covers the
+		 * data lost with the member (or the parity alone was lost).
+		 * Reads are judged when the task advances.
+		 */
+		if (wrote && !ssa_survivable(sc, status))
+			ssa_io_set_error(op->io, status);
 	}
 	if (last && t->kind != SSA_T_READ) {
 		ssa_io_put(op->io);
@@ -833,29 +971,44 @@ static void ssa_ptask_endio(struct bio *bio)
 static void ssa_op_start(struct ssa_pop *op, bool from_map)
 {
 	struct ssa_ctx *sc = op->sc;
-	unsigned int g, i;
+	unsigned int g, i, lost = 0;
 
 	ssa_get_pages(sc->par, op);
-	atomic_add(op->nr_tasks, &op->io->pending);
 	for (g = 0; g < op->nr_groups; g++) {
 		struct ssa_pgroup *pg = &op->groups[g];
+		unsigned int gl = pg->lost ? 1 : 0;
 
-		pg->reads_left = pg->method == SSA_WM_RMW ? pg->nr_data :
-							    pg->nr_reads;
-		atomic_set(&pg->bs_left, pg->nr_data);
+		lost += gl;
+		pg->reads_left = pg->method == SSA_WM_RMW ? pg->nr_data - gl :
+			pg->method == SSA_WM_RCW ? pg->nr_reads : 0;
+		atomic_set(&pg->bs_left, pg->nr_data - gl);
 	}
+	atomic_add(op->nr_tasks - lost, &op->io->pending);
 	for (g = 0; g < op->nr_groups; g++) {
 		struct ssa_pgroup *pg = &op->groups[g];
+		bool rcw = pg->method == SSA_WM_RCW;
+		/* rmw whose only data task is lost: nothing to wait for */
+		bool parity_now = pg->method == SSA_WM_RMW && !pg->reads_left;
 
-		for (i = 0; i < pg->nr_data; i++)
-			ssa_task_issue(op, &op->tasks[pg->first + i], from_map);
+		/*
+		 * rcw data is written once its reads are in, so a failed
+		 * read can still be rebuilt from the old contents.
+		 */
+		for (i = 0; i < pg->nr_data; i++) {
+			struct ssa_ptask *t = &op->tasks[pg->first + i];
+
+			if (!t->lost && !(rcw && pg->nr_reads))
+				ssa_task_issue(op, t, from_map);
+		}
 		for (i = 0; i < pg->nr_reads; i++)
 			ssa_task_issue(op, &op->tasks[pg->xfirst + i], from_map);
-		if (pg->method == SSA_WM_RCW && !pg->nr_reads) {
+		if (rcw && !pg->nr_reads) {
 			/* a full-stripe write: the parity is known now */
 			ssa_compute_parity(op, pg);
 			ssa_task_issue(op, ssa_parity_task(pg, op), from_map);
 		}
+		if (parity_now)
+			ssa_task_issue(op, ssa_parity_task(pg, op), from_map);
 	}
 }
 
@@ -917,24 +1070,26 @@ static void ssa_start_work(struct work_struct *work)
 
 /* ---- entry points --------------------------------------------------- */
 
-static bool ssa_parity_degraded(struct ssa_ctx *sc)
-{
-	unsigned int m;
-
-	for (m = 0; m < sc->nr_members; m++)
-		if (test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
-			return true;
-	return false;
-}
-
 int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		     u64 start, u64 end)
 {
 	struct ssa_parity *par = sc->par;
-	struct ssa_pop *op = mempool_alloc(par->op_pool, GFP_NOIO);
+	struct ssa_pop *op;
 	unsigned int i, children = 0;
 	bool locked;
+	int failed;
 	u64 cut;
+
+	if (unlikely(ssa_nr_failed(sc, &failed) > 1)) {
+		ssa_fork_begin(sc, io, SSA_OP_WRITE, start, end, 0);
+		DMERR_LIMIT("%s: two members have failed: writes are refused",
+			    dm_device_name(dm_table_get_md(sc->ti->table)));
+		ssa_io_set_error(io, BLK_STS_IOERR);
+		ssa_io_put(io);
+		return DM_MAPIO_SUBMITTED;
+	}
+
+	op = mempool_alloc(par->op_pool, GFP_NOIO);
 
 	op->groups = (void *)(op + 1);
 	op->tasks = (void *)(op->groups + SSA_OP_GROUPS);
@@ -945,6 +1100,7 @@ int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	op->parent = bio;
 	op->sync = READ_ONCE(sc->sync);
 	op->locked = false;
+	op->failed = failed;
 	op->nr_alloc = 0;
 	io->pop = op;
 
@@ -956,16 +1112,8 @@ int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	op->iter = bio->bi_iter;
 	for (i = 0; i < op->nr_tasks; i++) {
 		op->tasks[i].idx = children;
-		children += ssa_task_bios[op->tasks[i].kind];
-	}
-
-	if (unlikely(ssa_parity_degraded(sc))) {
-		ssa_fork_begin(sc, io, SSA_OP_WRITE, start, end, 0);
-		DMERR_LIMIT("%s: a member has failed: writes are refused",
-			    dm_device_name(dm_table_get_md(sc->ti->table)));
-		ssa_io_set_error(io, BLK_STS_IOERR);
-		ssa_io_put(io);
-		return DM_MAPIO_SUBMITTED;
+		if (!op->tasks[i].lost)
+			children += ssa_task_bios[op->tasks[i].kind];
 	}
 
 	ssa_fork_begin(sc, io, SSA_OP_WRITE, start, end, children);
@@ -997,8 +1145,9 @@ void ssa_parity_join(struct ssa_io *io)
 
 #define SSA_SCRUB_SECTORS	512	/* a group is checked 256 KiB at a time */
 
-/* Lock one group for the scrub, waiting while a write holds it. */
-static void ssa_scrub_lock(struct ssa_parity *par, u64 key)
+/* Lock one group, waiting while a write holds it (scrub, rebuilt reads). */
+static void ssa_wait_lock(struct ssa_parity *par, struct ssa_plock *lk,
+			  u64 key)
 {
 	struct ssa_plock *l;
 	bool busy;
@@ -1009,9 +1158,8 @@ static void ssa_scrub_lock(struct ssa_parity *par, u64 key)
 		hlist_for_each_entry(l, ssa_bucket(par, key), node)
 			busy |= l->key == key;
 		if (!busy) {
-			par->scrub_lock.key = key;
-			hlist_add_head(&par->scrub_lock.node,
-				       ssa_bucket(par, key));
+			lk->key = key;
+			hlist_add_head(&lk->node, ssa_bucket(par, key));
 		}
 		spin_unlock_irq(&par->lock);
 		if (!busy)
@@ -1020,13 +1168,13 @@ static void ssa_scrub_lock(struct ssa_parity *par, u64 key)
 	}
 }
 
-static void ssa_scrub_unlock(struct ssa_ctx *sc)
+static void ssa_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk)
 {
 	struct ssa_parity *par = sc->par;
 	bool kick;
 
 	spin_lock_irq(&par->lock);
-	hlist_del(&par->scrub_lock.node);
+	hlist_del(&lk->node);
 	kick = !list_empty(&par->waiting);
 	if (kick)
 		par->retry = true;
@@ -1132,13 +1280,13 @@ static void ssa_scrub_work(struct work_struct *work)
 		bool bad, group_bad = false;
 
 		sc->layout->group_at(&sc->geom, idx, &grp);
-		ssa_scrub_lock(par, idx);
+		ssa_wait_lock(par, &par->scrub_lock, idx);
 		for (off = 0; !r && off < sc->geom.chunk; off += len) {
 			len = min_t(u32, SSA_SCRUB_SECTORS, sc->geom.chunk - off);
 			r = ssa_scrub_slice(sc, &grp, off, len, bufs, &bad);
 			group_bad |= bad;
 		}
-		ssa_scrub_unlock(sc);
+		ssa_drop_lock(sc, &par->scrub_lock);
 		if (group_bad)
 			WRITE_ONCE(par->mismatches, par->mismatches + 1);
 		WRITE_ONCE(par->scrub_pos, idx + 1);
@@ -1170,8 +1318,16 @@ int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
 {
 	struct ssa_parity *par = sc->par;
 
-	if (test_and_set_bit(0, &par->scrub_running))
+	if (ssa_parity_degraded(sc)) {
+		DMWARN("%s: a member has failed: nothing to check against",
+		       repair ? "repair" : "check");
 		return -EBUSY;
+	}
+	if (test_and_set_bit(0, &par->scrub_running)) {
+		DMWARN("%s: a check or repair is already running",
+		       repair ? "repair" : "check");
+		return -EBUSY;
+	}
 	/* the previous walk's work item may still be finishing */
 	flush_work(&par->scrub_work);
 	par->scrub_repair = repair;
@@ -1193,6 +1349,360 @@ void ssa_parity_scrub_stop(struct ssa_ctx *sc)
 	flush_work(&par->scrub_work);
 }
 
+/* ---- degraded operation -------------------------------------------- */
+
+struct ssa_sync_read {
+	struct ssa_ctx *sc;
+	atomic_t left;
+	unsigned long failed;	/* members whose read failed */
+	struct completion done;
+};
+
+static void ssa_sync_endio(struct bio *bio)
+{
+	struct ssa_sync_read *s = bio->bi_private;
+	unsigned int m;
+
+	if (bio->bi_status)
+		for (m = 0; m < s->sc->nr_members; m++)
+			if (s->sc->members[m].dev->bdev == bio->bi_bdev)
+				set_bit(m, &s->failed);
+	bio_put(bio);
+	if (atomic_dec_and_test(&s->left))
+		complete(&s->done);
+}
+
+/*
+ * Read [off, off + n) of the group span of @grp from every member but @f,
+ * each into its scratch buffer, all at once.  Called under scratch_mutex.
+ * A member whose read fails is marked failed.
+ */
+static int ssa_read_others(struct ssa_ctx *sc, const struct ssa_group *grp,
+			   unsigned int f, u32 off, u32 n)
+{
+	struct ssa_parity *par = sc->par;
+	unsigned int m, i, np = ssa_pages_of(n);
+	struct ssa_sync_read s = { .sc = sc };
+	int r = 0;
+
+	atomic_set(&s.left, 1);
+	init_completion(&s.done);
+	for (m = 0; m < sc->nr_members; m++) {
+		struct ssa_member *mb = &sc->members[m];
+		u32 bytes = n << SECTOR_SHIFT;
+		struct bio *bio;
+
+		if (m == f)
+			continue;
+		bio = bio_alloc(mb->dev->bdev, np, REQ_OP_READ, GFP_NOIO);
+		bio->bi_iter.bi_sector = mb->offset + off +
+			sc->layout->group_chunk(&sc->geom, grp, m) *
+			sc->geom.chunk;
+		for (i = 0; i < np; i++) {
+			u32 b = min_t(u32, PAGE_SIZE, bytes);
+
+			__bio_add_page(bio, par->scratch[m][i], b, 0);
+			bytes -= b;
+		}
+		bio->bi_private = &s;
+		bio->bi_end_io = ssa_sync_endio;
+		atomic_inc(&s.left);
+		submit_bio_noacct(bio);
+	}
+	if (!atomic_dec_and_test(&s.left))
+		wait_for_completion_io(&s.done);
+	for_each_set_bit(m, &s.failed, sc->nr_members) {
+		ssa_member_error(sc, m, BLK_STS_IOERR, NULL);
+		r = -EIO;
+	}
+	return r;
+}
+
+/* dst[doff..] = src[soff..] over @bytes (buffers of whole pages). */
+static void ssa_copy_buf(struct page **dst, u32 doff, struct page **src,
+			 u32 soff, u32 bytes)
+{
+	while (bytes) {
+		u32 n = min3(bytes, (u32)(PAGE_SIZE - offset_in_page(doff)),
+			     (u32)(PAGE_SIZE - offset_in_page(soff)));
+
+		memcpy(ssa_buf_at(dst, doff), ssa_buf_at(src, soff), n);
+		doff += n;
+		soff += n;
+		bytes -= n;
+	}
+}
+
+/*
+ * Rebuild the old data of a write's lost task from the other members into
+ * its buffer.  The write holds the group's lock and has not written the
+ * parity; where another data task may have written already, its old data
+ * (read before) stands in for what is on the disk now.
+ */
+static int ssa_recover(struct ssa_pop *op, struct ssa_pgroup *pg)
+{
+	struct ssa_ctx *sc = op->sc;
+	struct ssa_parity *par = sc->par;
+	struct ssa_ptask *lt = pg->lost;
+	struct page **dst = ssa_task_pages(lt);
+	unsigned int m, i;
+	u32 off, n;
+	int r = 0;
+
+	ssa_zero_buf(dst, (lt->hi - lt->lo) << SECTOR_SHIFT);
+	mutex_lock(&par->scratch_mutex);
+	for (off = lt->lo; off < lt->hi; off += n) {
+		n = min_t(u32, SSA_RECON_SECTORS, lt->hi - off);
+		r = ssa_read_others(sc, &pg->grp, lt->member, off, n);
+		if (r)
+			break;
+		for (i = 0; i < pg->nr_data; i++) {
+			struct ssa_ptask *d = &op->tasks[pg->first + i];
+			u32 a = max(off, d->lo), b = min(off + n, d->hi);
+
+			if (d != lt && d->kind == SSA_T_RMW_DATA && a < b)
+				ssa_copy_buf(par->scratch[d->member],
+					     (a - off) << SECTOR_SHIFT,
+					     ssa_task_pages(d),
+					     (a - d->lo) << SECTOR_SHIFT,
+					     (b - a) << SECTOR_SHIFT);
+		}
+		for (m = 0; m < sc->nr_members; m++)
+			if (m != lt->member)
+				ssa_xor_buf(dst, (off - lt->lo) << SECTOR_SHIFT,
+					    par->scratch[m], 0,
+					    n << SECTOR_SHIFT);
+	}
+	mutex_unlock(&par->scratch_mutex);
+	return r;
+}
+
+static void ssa_recover_work(struct work_struct *work)
+{
+	struct ssa_parity *par = container_of(work, struct ssa_parity,
+					      recover_work);
+	struct ssa_pgroup *pg;
+
+	for (;;) {
+		spin_lock_irq(&par->lock);
+		pg = list_first_entry_or_null(&par->recover,
+					      struct ssa_pgroup, recover);
+		if (pg)
+			list_del(&pg->recover);
+		spin_unlock_irq(&par->lock);
+		if (!pg)
+			break;
+		if (ssa_recover(pg->lost->op, pg))
+			pg->failed = true;
+		pg->recovered = true;
+		ssa_try_parity(pg->lost->op, pg);
+	}
+}
+
+/* Copy @bytes of @src into the data of @dst at @it (advancing it). */
+static void ssa_buf_to_bio(struct bio *dst, struct bvec_iter *it,
+			   struct page **src, u32 bytes)
+{
+	u32 soff = 0;
+
+	while (bytes) {
+		struct bio_vec bv = bio_iter_iovec(dst, *it);
+		u32 n = min3(bytes, bv.bv_len,
+			     (u32)(PAGE_SIZE - offset_in_page(soff)));
+		void *d = kmap_local_page(bv.bv_page) + bv.bv_offset;
+
+		memcpy(d, ssa_buf_at(src, soff), n);
+		kunmap_local(d);
+		bio_advance_iter_single(dst, it, n);
+		soff += n;
+		bytes -= n;
+	}
+}
+
+/*
+ * A read of @len sectors of failed member @f from member sector @ms, rebuilt
+ * from the other members into @dst's data at @it, a chunk at a time with
+ * the chunk's group locked (so no write is half done under it).
+ */
+static int ssa_recon(struct ssa_ctx *sc, unsigned int f, u64 ms, u32 len,
+		     struct bio *dst, struct bvec_iter it)
+{
+	struct ssa_parity *par = sc->par;
+	struct ssa_plock lk;
+	struct ssa_group grp;
+	unsigned int m;
+	u32 off, n, k, done;
+	u64 c;
+	int r = 0;
+
+	while (len && !r) {
+		c = ssa_chunk_index(&sc->geom, ms, &off);
+		n = min(len, sc->geom.chunk - off);
+		sc->layout->group_of(&sc->geom, f, c, &grp);
+		ssa_wait_lock(par, &lk, grp.idx);
+		mutex_lock(&par->scratch_mutex);
+		for (done = 0; done < n && !r; done += k) {
+			k = min_t(u32, SSA_RECON_SECTORS, n - done);
+			r = ssa_read_others(sc, &grp, f, off + done, k);
+			if (r)
+				break;
+			/* the failed member's buffer gathers the XOR */
+			ssa_zero_buf(par->scratch[f], k << SECTOR_SHIFT);
+			for (m = 0; m < sc->nr_members; m++)
+				if (m != f)
+					ssa_xor_buf(par->scratch[f], 0,
+						    par->scratch[m], 0,
+						    k << SECTOR_SHIFT);
+			ssa_buf_to_bio(dst, &it, par->scratch[f],
+				       k << SECTOR_SHIFT);
+		}
+		mutex_unlock(&par->scratch_mutex);
+		ssa_drop_lock(sc, &lk);
+		ms += n;
+		len -= n;
+	}
+	return r;
+}
+
+static void ssa_recon_work(struct work_struct *work)
+{
+	struct ssa_parity *par = container_of(work, struct ssa_parity,
+					      recon_work);
+	struct ssa_ctx *sc = par->sc;
+	struct bio *child, *parent;
+	struct ssa_io *io;
+	int r;
+
+	for (;;) {
+		spin_lock_irq(&par->lock);
+		parent = NULL;
+		child = bio_list_pop(&par->recon_children);
+		if (!child)
+			parent = bio_list_pop(&par->recon_parents);
+		spin_unlock_irq(&par->lock);
+		if (child) {
+			struct ssa_child *c = to_child(child);
+
+			io = c->io;
+			r = ssa_recon(sc, c->cs.member, c->cs.msector, c->cs.len,
+				      child, c->iter);
+			bio_put(child);
+		} else if (parent) {
+			io = ssa_io_of(sc, parent);
+			r = ssa_recon(sc, io->cs.member, io->cs.msector,
+				      io->cs.len, parent, io->iter);
+		} else {
+			break;
+		}
+		if (r)
+			ssa_io_set_error(io, errno_to_blk_status(r));
+		ssa_io_put(io);
+		cond_resched();
+	}
+}
+
+static void ssa_queue_recon(struct ssa_parity *par, struct bio *bio,
+			    bool child)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&par->lock, flags);
+	bio_list_add(child ? &par->recon_children : &par->recon_parents, bio);
+	spin_unlock_irqrestore(&par->lock, flags);
+	queue_work(par->recon_wq, &par->recon_work);
+}
+
+/*
+ * A read completed with an error (any context).  If the volume survives the
+ * member's loss, the read is rebuilt from the others: a forked child
+ * (@child, its request keeps the reference) or the request itself when it
+ * went to the member whole.  False: let the error through.
+ */
+bool ssa_parity_retry_read(struct ssa_ctx *sc, struct bio *bio,
+			   blk_status_t status, bool child)
+{
+	if (!ssa_member_fault(status, bio) || !ssa_survivable(sc, status))
+		return false;
+	if (!child) {
+		struct ssa_io *io = ssa_io_of(sc, bio);
+
+		io->remapped = false;
+		atomic_set(&io->pending, 1);
+	}
+	ssa_queue_recon(sc->par, bio, child);
+	return true;
+}
+
+/*
+ * Reads of a degraded volume (from the map function).  A request that
+ * starts on a failed member is cut to that chunk piece and rebuilt from the
+ * others (or fails, with two members lost); one that starts elsewhere is cut
+ * before the first piece of a failed member and read as usual (-1).
+ */
+int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		    u64 start, u64 end)
+{
+	struct ssa_extent e;
+	u64 ls, len;
+
+	sc->layout->map(&sc->geom, start, &e);
+	len = min(e.len, end - start);
+	if (!test_bit(SSA_MEMBER_FAILED, &sc->members[e.member].flags)) {
+		for (ls = start + len; ls < end; ls += len) {
+			sc->layout->map(&sc->geom, ls, &e);
+			if (test_bit(SSA_MEMBER_FAILED,
+				     &sc->members[e.member].flags))
+				break;
+			len = min(e.len, end - ls);
+		}
+		if (ls < end)
+			dm_accept_partial_bio(bio, ls - start);
+		return -1;
+	}
+
+	if (len < end - start)
+		dm_accept_partial_bio(bio, len);
+	ssa_fork_begin(sc, io, SSA_OP_READ, start, start + len, 0);
+	if (ssa_nr_failed(sc, NULL) > 1) {
+		DMERR_LIMIT("%s: two members have failed: member %u cannot be rebuilt",
+			    dm_device_name(dm_table_get_md(sc->ti->table)),
+			    e.member);
+		ssa_io_set_error(io, BLK_STS_IOERR);
+		ssa_io_put(io);
+		return DM_MAPIO_SUBMITTED;
+	}
+	io->cs.member = e.member;
+	io->cs.msector = e.msector;
+	io->cs.len = len;
+	io->iter = bio->bi_iter;
+	ssa_queue_recon(sc->par, bio, false);
+	return DM_MAPIO_SUBMITTED;
+}
+
+/* Message "fail <m>": the volume goes on without member @m. */
+int ssa_parity_fail(struct ssa_ctx *sc, unsigned int m)
+{
+	struct ssa_member *mb = &sc->members[m];
+	int f;
+
+	if (test_bit(SSA_MEMBER_FAILED, &mb->flags))
+		return 0;
+	if (ssa_nr_failed(sc, &f)) {
+		DMWARN("fail %u: member %d has failed already, and parity covers one loss",
+		       m, f);
+		return -EBUSY;
+	}
+	/* a check would compare against the member left behind */
+	ssa_parity_scrub_stop(sc);
+	if (!test_and_set_bit(SSA_MEMBER_FAILED, &mb->flags)) {
+		DMERR("%s: member %u (%s) failed: by message",
+		      dm_device_name(dm_table_get_md(sc->ti->table)), m,
+		      mb->dev->name);
+		schedule_work(&sc->event_work);
+	}
+	return 0;
+}
+
 /* Status: "<action> <groups done>/<groups> <mismatches>". */
 void ssa_parity_status(struct ssa_ctx *sc, const char **action, u64 *pos,
 		       u64 *mismatches)
@@ -1208,6 +1718,7 @@ void ssa_parity_status(struct ssa_ctx *sc, const char **action, u64 *pos,
 int ssa_parity_alloc(struct ssa_ctx *sc)
 {
 	struct ssa_parity *par;
+	unsigned int m, i;
 	size_t size;
 
 	par = kzalloc(sizeof(*par), GFP_KERNEL);
@@ -1220,7 +1731,13 @@ int ssa_parity_alloc(struct ssa_ctx *sc)
 	INIT_WORK(&par->work, ssa_parity_work);
 	INIT_WORK(&par->scrub_work, ssa_scrub_work);
 	INIT_WORK(&par->start_work, ssa_start_work);
+	INIT_WORK(&par->recover_work, ssa_recover_work);
+	INIT_WORK(&par->recon_work, ssa_recon_work);
+	INIT_LIST_HEAD(&par->recover);
+	bio_list_init(&par->recon_children);
+	bio_list_init(&par->recon_parents);
 	mutex_init(&par->reserve);
+	mutex_init(&par->scratch_mutex);
 	/* one group always fits: N - 1 writes, N - 1 reads and its parity */
 	par->max_tasks = max(2 * sc->nr_members, 64U);
 	size = sizeof(struct ssa_pop) +
@@ -1231,9 +1748,28 @@ int ssa_parity_alloc(struct ssa_ctx *sc)
 	par->op_pool = mempool_create_kmalloc_pool(SSA_OP_POOL, size);
 	par->page_pool = mempool_create_page_pool(SSA_OP_PAGES, 0);
 	par->start_wq = alloc_workqueue("kssaparity", WQ_MEM_RECLAIM, 1);
+	par->recover_wq = alloc_workqueue("kssarecover", WQ_MEM_RECLAIM, 1);
+	par->recon_wq = alloc_workqueue("kssarecon", WQ_MEM_RECLAIM, 1);
 	sc->par = par;
-	if (!par->op_pool || !par->page_pool || !par->start_wq)
+	if (!par->op_pool || !par->page_pool || !par->start_wq ||
+	    !par->recover_wq || !par->recon_wq)
 		return -ENOMEM;
+
+	par->scratch = kcalloc(sc->nr_members, sizeof(*par->scratch),
+			       GFP_KERNEL);
+	if (!par->scratch)
+		return -ENOMEM;
+	for (m = 0; m < sc->nr_members; m++) {
+		par->scratch[m] = kcalloc(SSA_RECON_PAGES, sizeof(struct page *),
+					  GFP_KERNEL);
+		if (!par->scratch[m])
+			return -ENOMEM;
+		for (i = 0; i < SSA_RECON_PAGES; i++) {
+			par->scratch[m][i] = alloc_page(GFP_KERNEL);
+			if (!par->scratch[m][i])
+				return -ENOMEM;
+		}
+	}
 	return 0;
 }
 
@@ -1241,12 +1777,24 @@ int ssa_parity_alloc(struct ssa_ctx *sc)
 void ssa_parity_free(struct ssa_ctx *sc)
 {
 	struct ssa_parity *par = sc->par;
+	unsigned int m, i;
 
 	if (!par)
 		return;
 	ssa_parity_scrub_stop(sc);
 	if (par->start_wq)
 		destroy_workqueue(par->start_wq);
+	if (par->recover_wq)
+		destroy_workqueue(par->recover_wq);
+	if (par->recon_wq)
+		destroy_workqueue(par->recon_wq);
+	for (m = 0; par->scratch && m < sc->nr_members; m++) {
+		for (i = 0; par->scratch[m] && i < SSA_RECON_PAGES; i++)
+			if (par->scratch[m][i])
+				__free_page(par->scratch[m][i]);
+		kfree(par->scratch[m]);
+	}
+	kfree(par->scratch);
 	mempool_destroy(par->page_pool);
 	mempool_destroy(par->op_pool);
 	kfree(par);

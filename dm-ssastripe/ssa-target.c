@@ -826,25 +826,22 @@ static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
 	}
 
 	if (argc == 2 && !strcasecmp(argv[0], "fail")) {
-		if (!ssa_is_mirror(sc)) {
-			DMWARN("fail: only the mirror layout has copies to fail over to");
+		if (!ssa_is_mirror(sc) && !ssa_is_parity(sc)) {
+			DMWARN("fail: the stripe layout has no redundancy to fail over to");
 			return -EINVAL;
 		}
 		if (kstrtouint(argv[1], 10, &m) || m >= sc->nr_members) {
 			DMWARN("fail <member 0..%u>", sc->nr_members - 1);
 			return -EINVAL;
 		}
+		if (ssa_is_parity(sc))
+			return ssa_parity_fail(sc, m);
 		return ssa_mirror_fail(sc, m);
 	}
 
 	if (argc == 1 && ssa_is_parity(sc) &&
 	    (!strcasecmp(argv[0], "check") || !strcasecmp(argv[0], "repair"))) {
-		int r = ssa_parity_scrub(sc, !strcasecmp(argv[0], "repair"));
-
-		if (r)
-			DMWARN("%s: a check or repair is already running",
-			       argv[0]);
-		return r;
+		return ssa_parity_scrub(sc, !strcasecmp(argv[0], "repair"));
 	}
 	if (argc == 1 && ssa_is_parity(sc) && !strcasecmp(argv[0], "idle")) {
 		ssa_parity_scrub_stop(sc);

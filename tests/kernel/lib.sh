@@ -196,4 +196,56 @@ ssatrace_start() {
 	cat "$WORK/ssatrace.err"
 	return 1
 }
-ssatrace_stop() { kill -INT $SSAT_PID 2>/dev/null; wait $SSAT_PID; }
+ssatrace_stop() { stop_tracer "$SSAT_PID" ssatrace; }
+
+# stop_tracer PID NAME: SIGINT a tracer and wait for it to print and exit;
+# a tracer still running after 60 s is killed and the test fails (a wait
+# without a bound would stall the suite until the runner's timeout).
+stop_tracer() {
+	local pid=$1 i
+	kill -INT "$pid" 2>/dev/null
+	for ((i = 0; i < 240; i++)); do
+		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
+		sleep 0.25
+	done
+	diag_tasks
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	fail "$2 did not exit within 60 s of SIGINT"
+}
+
+# bt_start OUT READY_RE ARGS...: run bpftrace ARGS in the background, output
+# to OUT, and wait until OUT matches READY_RE (a line its BEGIN prints, so
+# every probe is attached).  BT_PID is its pid.
+BT_PID=
+bt_start() {
+	local out=$1 ready=$2 i
+	shift 2
+	mkdir -p "$WORK"
+	bpftrace "$@" > "$out" 2>&1 &
+	BT_PID=$!
+	for ((i = 0; i < 480; i++)); do
+		grep -Eq -- "$ready" "$out" && return 0
+		kill -0 $BT_PID 2>/dev/null || break
+		sleep 0.25
+	done
+	cat "$out"
+	stop_tracer $BT_PID bpftrace
+	fail "bpftrace did not attach within 120 s"
+}
+bt_stop() { stop_tracer "$BT_PID" bpftrace; }
+
+# What the tasks that matter are doing: every task in D state with its kernel
+# stack, and the tests' own processes (for a hung test's log).
+diag_tasks() {
+	local p
+	echo "# tasks in D state:"
+	for p in $(ps -eo pid=,stat= | awk '$2 ~ /^D/ {print $1}'); do
+		echo "# $(ps -o pid=,wchan:32=,args= -p "$p")"
+		sed 's/^/#   /' "/proc/$p/stack" 2>/dev/null
+	done
+	echo "# processes:"
+	ps -eo pid,pgid,stat,wchan:24,etimes,args | \
+		grep -E 'fio|dd |bpftrace|ssatrace|dmsetup|mkfs|python|sleep' | grep -v grep | sed 's/^/#   /'
+	dmesg | tail -n 8 | sed 's/^/# dmesg: /'
+}

@@ -86,16 +86,14 @@ fua_children() {
 	vol_create ssat-f 16384 stripe 8 "$a 0 $b 0" || return 1
 	da=$(( (0x$(stat -c %t "$a") << 20) | 0x$(stat -c %T "$a") ))
 	db=$(( (0x$(stat -c %t "$b") << 20) | 0x$(stat -c %T "$b") ))
-	bpftrace -e "tracepoint:block:block_bio_queue /args->dev == $da || args->dev == $db/
-		{ @[args->dev, args->rwbs] = count(); }" > "$WORK/bt.out" 2>&1 &
-	local bt=$!
-	for i in $(seq 120); do grep -q Attaching "$WORK/bt.out" && break; sleep 0.5; done
-	grep -q Attaching "$WORK/bt.out" || { kill $bt; skip "bpftrace did not attach"; return; }
+	bt_start "$WORK/bt.out" '^ready' -e "BEGIN { printf(\"ready\\n\"); }
+		tracepoint:block:block_bio_queue /args->dev == $da || args->dev == $db/
+		{ @[args->dev, args->rwbs] = count(); }" || return 1
 	# three 8 KiB O_DSYNC writes, each spanning both members (4 KiB chunks)
-	dd if=/dev/zero of=/dev/mapper/ssat-f bs=8k count=3 oflag=direct,dsync status=none || rc=1
+	timeout 120 dd if=/dev/zero of=/dev/mapper/ssat-f bs=8k count=3 oflag=direct,dsync status=none ||
+		{ fail "dd failed or hung"; diag_tasks; rc=1; }
 	sleep 0.5
-	kill -INT $bt
-	wait $bt
+	bt_stop || rc=1
 	cat "$WORK/bt.out"
 	local fa fb
 	fa=$(awk -v d="$da" -F'[][,: ]+' '$2 == d && $3 ~ /^W.*F/ {n += $NF} END {print n + 0}' "$WORK/bt.out")

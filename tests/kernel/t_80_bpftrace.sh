@@ -5,21 +5,12 @@
 # bt_run SCRIPT OUT: start SCRIPT, wait until attached, run a short fio load
 # over 4 members with full-stripe and small requests, stop SCRIPT.
 bt_run() {
-	local script=$1 out=$2 i
-	bpftrace "$TOP/bpf/$script" > "$out" 2>&1 &
-	local bt=$!
-	for i in $(seq 240); do
-		grep -q "Hit Ctrl-C\|FORK_NS" "$out" && grep -q "Attaching" "$out" && break
-		kill -0 $bt 2>/dev/null || break
-		sleep 0.25
-	done
-	grep -q Attaching "$out" || { kill -INT $bt 2>/dev/null; wait $bt; cat "$out"; fail "$script did not attach"; return 1; }
+	local script=$1 out=$2
+	bt_start "$out" "Hit Ctrl-C|FORK_NS" "$TOP/bpf/$script" || return 1
 	(cd "$WORK" && fio --name=bt --filename=/dev/mapper/ssat-b --direct=1 --ioengine=libaio \
 		--rw=randrw --bssplit=4k/50:256k/25:1m/25 --iodepth=8 --number_ios=400 \
-		--output-format=terse >/dev/null) || { fail "fio failed"; return 1; }
-	kill -INT $bt
-	wait $bt
-	return 0
+		--output-format=terse >/dev/null) || { bt_stop; fail "fio failed"; return 1; }
+	bt_stop
 }
 
 bt_script() {	# bt_script SCRIPT REGEX...: each REGEX must match the output
