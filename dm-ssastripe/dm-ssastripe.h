@@ -242,6 +242,7 @@ int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
 bool ssa_member_fault(blk_status_t status, struct bio *bio);
 void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
 		      struct bio *bio);
+void ssa_member_fail(struct ssa_ctx *sc, unsigned int m);
 void ssa_dispatch_work(struct work_struct *work);
 void ssa_kick_members(struct ssa_ctx *sc);
 int ssa_inject_high(struct ssa_ctx *sc, unsigned int m, unsigned int count);

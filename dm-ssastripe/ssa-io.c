@@ -266,6 +266,19 @@ void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
 	}
 }
 
+/* Message "fail <m>": mark the member failed, once, with a log line. */
+void ssa_member_fail(struct ssa_ctx *sc, unsigned int m)
+{
+	struct ssa_member *mb = &sc->members[m];
+
+	if (!test_and_set_bit(SSA_MEMBER_FAILED, &mb->flags)) {
+		DMERR("%s: member %u (%s) failed: by message",
+		      dm_device_name(dm_table_get_md(sc->ti->table)), m,
+		      mb->dev->name);
+		schedule_work(&sc->event_work);
+	}
+}
+
 /* The member device completed a child; it keeps its dispatch slot. */
 void ssa_child_done_held(struct ssa_ctx *sc, struct bio *bio,
 			 struct ssa_io *io, struct ssa_cstate *cs,

@@ -1694,12 +1694,7 @@ int ssa_parity_fail(struct ssa_ctx *sc, unsigned int m)
 	}
 	/* a check would compare against the member left behind */
 	ssa_parity_scrub_stop(sc);
-	if (!test_and_set_bit(SSA_MEMBER_FAILED, &mb->flags)) {
-		DMERR("%s: member %u (%s) failed: by message",
-		      dm_device_name(dm_table_get_md(sc->ti->table)), m,
-		      mb->dev->name);
-		schedule_work(&sc->event_work);
-	}
+	ssa_member_fail(sc, m);
 	return 0;
 }
 
