@@ -115,6 +115,7 @@ enum ssa_opt {
 	SSA_OPT_SYNC,
 	SSA_OPT_WRITE_METHOD,
 	SSA_OPT_PARITY_LAYOUT,
+	SSA_OPT_INITIAL_SYNC,
 	SSA_OPT_REBUILD,	/* repeatable: one per member to rebuild */
 	SSA_NR_OPTS,
 };
@@ -298,6 +299,8 @@ int ssa_parity_alloc(struct ssa_ctx *sc);
 void ssa_parity_free(struct ssa_ctx *sc);
 int ssa_parity_scrub(struct ssa_ctx *sc, bool repair);
 void ssa_parity_scrub_stop(struct ssa_ctx *sc);
+void ssa_parity_resume(struct ssa_ctx *sc);
+int ssa_parity_idle(struct ssa_ctx *sc);
 void ssa_parity_status(struct ssa_ctx *sc, const char **action, u64 *pos,
 		       u64 *mismatches);
 

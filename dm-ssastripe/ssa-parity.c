@@ -185,10 +185,17 @@ struct ssa_parity {
 	struct bio_list recon_children;	/* failed read children to redo */
 	struct bio_list recon_parents;	/* reads mapped to a failed member */
 
-	/* check / repair: a walk over every group (messages) */
+	/*
+	 * check / repair (messages) and the initial sync: a walk over the
+	 * groups.  Groups below @sync_pos have parity computed from their
+	 * data; the others hold whatever the members held before, so a
+	 * member lost there cannot be rebuilt.
+	 */
 	struct work_struct scrub_work;
 	struct ssa_plock scrub_lock;
 	bool scrub_repair;
+	bool scrub_resync;	/* this walk is the initial sync */
+	u64 sync_pos;		/* groups known to be in sync */
 	bool scrub_stop;
 	unsigned long scrub_running;	/* bit 0: a walk is under way */
 	u64 scrub_pos;		/* groups done */
@@ -1247,6 +1254,19 @@ static int ssa_scrub_slice(struct ssa_ctx *sc, const struct ssa_group *grp,
 	return 0;
 }
 
+static void ssa_unsynced_warn(struct ssa_ctx *sc, int m)
+{
+	DMERR("%s: member %d lost before the initial sync: groups %llu-%llu not rebuildable",
+	      dm_device_name(dm_table_get_md(sc->ti->table)), m,
+	      READ_ONCE(sc->par->sync_pos), sc->geom.rows - 1);
+}
+
+static const char *ssa_walk_name(struct ssa_parity *par)
+{
+	return par->scrub_resync ? "initial sync" :
+	       par->scrub_repair ? "repair" : "check";
+}
+
 static void ssa_scrub_work(struct work_struct *work)
 {
 	struct ssa_parity *par = container_of(work, struct ssa_parity,
@@ -1257,7 +1277,7 @@ static void ssa_scrub_work(struct work_struct *work)
 	struct ssa_group grp;
 	u64 idx;
 	u32 off, len;
-	int r = 0;
+	int r = 0, f;
 
 	bufs = kcalloc(n + 1, sizeof(*bufs), GFP_KERNEL);
 	for (m = 0; bufs && m <= n; m++) {
@@ -1275,9 +1295,16 @@ static void ssa_scrub_work(struct work_struct *work)
 	if (!bufs)
 		r = -ENOMEM;
 
-	for (idx = 0; !r && idx < sc->geom.rows && !READ_ONCE(par->scrub_stop);
-	     idx++) {
+	idx = par->scrub_resync ? READ_ONCE(par->sync_pos) : 0;
+	for (; !r && idx < sc->geom.rows && !READ_ONCE(par->scrub_stop); idx++) {
 		bool bad, group_bad = false;
+
+		/* the sync cannot go on without every member */
+		if (par->scrub_resync && ssa_nr_failed(sc, &f)) {
+			ssa_unsynced_warn(sc, f);
+			r = -EIO;
+			break;
+		}
 
 		sc->layout->group_at(&sc->geom, idx, &grp);
 		ssa_wait_lock(par, &par->scrub_lock, idx);
@@ -1286,6 +1313,8 @@ static void ssa_scrub_work(struct work_struct *work)
 			r = ssa_scrub_slice(sc, &grp, off, len, bufs, &bad);
 			group_bad |= bad;
 		}
+		if (!r && par->scrub_resync)
+			WRITE_ONCE(par->sync_pos, idx + 1);
 		ssa_drop_lock(sc, &par->scrub_lock);
 		if (group_bad)
 			WRITE_ONCE(par->mismatches, par->mismatches + 1);
@@ -1295,7 +1324,7 @@ static void ssa_scrub_work(struct work_struct *work)
 
 	DMINFO("%s: %s %s: %llu of %llu groups, %llu mismatched%s",
 	       dm_device_name(dm_table_get_md(sc->ti->table)),
-	       par->scrub_repair ? "repair" : "check",
+	       ssa_walk_name(par),
 	       r ? "failed" : READ_ONCE(par->scrub_stop) ? "stopped" : "done",
 	       READ_ONCE(par->scrub_pos), sc->geom.rows,
 	       READ_ONCE(par->mismatches),
@@ -1323,14 +1352,21 @@ int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
 		       repair ? "repair" : "check");
 		return -EBUSY;
 	}
-	if (test_and_set_bit(0, &par->scrub_running)) {
-		DMWARN("%s: a check or repair is already running",
+	if (READ_ONCE(par->sync_pos) < sc->geom.rows &&
+	    !test_bit(0, &par->scrub_running)) {
+		DMWARN("%s: the initial sync has not finished (it goes on at resume)",
 		       repair ? "repair" : "check");
+		return -EBUSY;
+	}
+	if (test_and_set_bit(0, &par->scrub_running)) {
+		DMWARN("%s: the %s is still running",
+		       repair ? "repair" : "check", ssa_walk_name(par));
 		return -EBUSY;
 	}
 	/* the previous walk's work item may still be finishing */
 	flush_work(&par->scrub_work);
 	par->scrub_repair = repair;
+	par->scrub_resync = false;
 	WRITE_ONCE(par->scrub_stop, false);
 	WRITE_ONCE(par->scrub_pos, 0);
 	WRITE_ONCE(par->mismatches, 0);
@@ -1338,7 +1374,7 @@ int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
 	return 0;
 }
 
-/* Message "idle", suspend and destruction: stop a walk and wait for it. */
+/* Suspend and destruction (and "idle"): stop a walk and wait for it. */
 void ssa_parity_scrub_stop(struct ssa_ctx *sc)
 {
 	struct ssa_parity *par = sc->par;
@@ -1347,6 +1383,68 @@ void ssa_parity_scrub_stop(struct ssa_ctx *sc)
 		return;
 	WRITE_ONCE(par->scrub_stop, true);
 	flush_work(&par->scrub_work);
+}
+
+/* Message "idle": stop a check or repair; the initial sync goes on. */
+int ssa_parity_idle(struct ssa_ctx *sc)
+{
+	struct ssa_parity *par = sc->par;
+
+	if (test_bit(0, &par->scrub_running) && par->scrub_resync) {
+		DMWARN("idle: the initial sync cannot be stopped (suspend pauses it)");
+		return -EBUSY;
+	}
+	ssa_parity_scrub_stop(sc);
+	return 0;
+}
+
+/*
+ * On resume: start (or go on with) the initial sync, unless the table said
+ * initial_sync off or it is done.  It needs every member.
+ */
+void ssa_parity_resume(struct ssa_ctx *sc)
+{
+	struct ssa_parity *par = sc->par;
+	int f;
+
+	if (!par || READ_ONCE(par->sync_pos) >= sc->geom.rows)
+		return;
+	if (ssa_nr_failed(sc, &f)) {
+		ssa_unsynced_warn(sc, f);
+		return;
+	}
+	if (test_and_set_bit(0, &par->scrub_running))
+		return;
+	flush_work(&par->scrub_work);
+	par->scrub_repair = true;
+	par->scrub_resync = true;
+	WRITE_ONCE(par->scrub_stop, false);
+	WRITE_ONCE(par->scrub_pos, READ_ONCE(par->sync_pos));
+	if (!par->sync_pos)
+		WRITE_ONCE(par->mismatches, 0);
+	queue_work(system_long_wq, &par->scrub_work);
+}
+
+/*
+ * Whether the groups of a span (pstripe's consecutive chunks are groups
+ * @grp->idx + k * N) have been synced, so that a lost member's data in it
+ * can be rebuilt from the others.
+ */
+static bool ssa_span_synced(struct ssa_ctx *sc, const struct ssa_group *grp,
+			    u32 nchunks)
+{
+	u64 last = grp->idx;
+
+	if (sc->layout->id == SSA_LAYOUT_PSTRIPE)
+		last += (u64)(nchunks - 1) * sc->nr_members;
+	return last < READ_ONCE(sc->par->sync_pos);
+}
+
+static int ssa_unsynced(struct ssa_ctx *sc, unsigned int f, u64 idx)
+{
+	DMERR_LIMIT("%s: group %llu was never synced: member %u cannot be rebuilt there",
+		    dm_device_name(dm_table_get_md(sc->ti->table)), idx, f);
+	return -EIO;
 }
 
 /* ---- degraded operation -------------------------------------------- */
@@ -1449,6 +1547,8 @@ static int ssa_recover(struct ssa_pop *op, struct ssa_pgroup *pg)
 	u32 off, n;
 	int r = 0;
 
+	if (!ssa_span_synced(sc, &pg->grp, pg->nchunks))
+		return ssa_unsynced(sc, lt->member, pg->grp.idx);
 	ssa_zero_buf(dst, (lt->hi - lt->lo) << SECTOR_SHIFT);
 	mutex_lock(&par->scratch_mutex);
 	for (off = lt->lo; off < lt->hi; off += n) {
@@ -1540,6 +1640,8 @@ static int ssa_recon(struct ssa_ctx *sc, unsigned int f, u64 ms, u32 len,
 		n = min(len, sc->geom.chunk - off);
 		sc->layout->group_of(&sc->geom, f, c, &grp);
 		ssa_wait_lock(par, &lk, grp.idx);
+		if (!ssa_span_synced(sc, &grp, 1))
+			r = ssa_unsynced(sc, f, grp.idx);
 		mutex_lock(&par->scratch_mutex);
 		for (done = 0; done < n && !r; done += k) {
 			k = min_t(u32, SSA_RECON_SECTORS, n - done);
@@ -1682,6 +1784,7 @@ int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 /* Message "fail <m>": the volume goes on without member @m. */
 int ssa_parity_fail(struct ssa_ctx *sc, unsigned int m)
 {
+	struct ssa_parity *par = sc->par;
 	struct ssa_member *mb = &sc->members[m];
 	int f;
 
@@ -1695,6 +1798,8 @@ int ssa_parity_fail(struct ssa_ctx *sc, unsigned int m)
 	/* a check would compare against the member left behind */
 	ssa_parity_scrub_stop(sc);
 	ssa_member_fail(sc, m);
+	if (READ_ONCE(par->sync_pos) < sc->geom.rows)
+		ssa_unsynced_warn(sc, m);
 	return 0;
 }
 
@@ -1704,9 +1809,17 @@ void ssa_parity_status(struct ssa_ctx *sc, const char **action, u64 *pos,
 {
 	struct ssa_parity *par = sc->par;
 
-	*action = !test_bit(0, &par->scrub_running) ? "idle" :
-		  par->scrub_repair ? "repair" : "check";
-	*pos = READ_ONCE(par->scrub_pos);
+	if (test_bit(0, &par->scrub_running)) {
+		*action = par->scrub_resync ? "resync" :
+			  par->scrub_repair ? "repair" : "check";
+		*pos = READ_ONCE(par->scrub_pos);
+	} else if (READ_ONCE(par->sync_pos) < sc->geom.rows) {
+		*action = "unsynced";	/* stopped short, or not resumed yet */
+		*pos = READ_ONCE(par->sync_pos);
+	} else {
+		*action = "idle";
+		*pos = READ_ONCE(par->scrub_pos);
+	}
 	*mismatches = READ_ONCE(par->mismatches);
 }
 
@@ -1733,6 +1846,7 @@ int ssa_parity_alloc(struct ssa_ctx *sc)
 	bio_list_init(&par->recon_parents);
 	mutex_init(&par->reserve);
 	mutex_init(&par->scratch_mutex);
+	par->sync_pos = sc->opt[SSA_OPT_INITIAL_SYNC] ? 0 : sc->geom.rows;
 	/* one group always fits: N - 1 writes, N - 1 reads and its parity */
 	par->max_tasks = max(2 * sc->nr_members, 64U);
 	size = sizeof(struct ssa_pop) +

@@ -65,7 +65,7 @@ static const char *const ssa_rotations[] = {
 			 BIT(SSA_OPT_REBUILD_RATE) | BIT(SSA_OPT_REBUILD))
 /* Options that only the parity layouts take. */
 #define SSA_PARITY_OPTS	(BIT(SSA_OPT_SYNC) | BIT(SSA_OPT_WRITE_METHOD) | \
-			 BIT(SSA_OPT_PARITY_LAYOUT))
+			 BIT(SSA_OPT_PARITY_LAYOUT) | BIT(SSA_OPT_INITIAL_SYNC))
 /* The largest chunk of the parity layouts: 1 MiB. */
 #define SSA_PARITY_MAX_CHUNK	2048
 
@@ -127,6 +127,12 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		},
 		.words = ssa_rotations,
 		.def = SSA_LEFT_SYMMETRIC,
+	},
+	[SSA_OPT_INITIAL_SYNC] = {
+		.name = "initial_sync",
+		.range = { 0, 1, "Invalid initial_sync: expected on or off" },
+		.words = ssa_on_off,
+		.def = 1,
 	},
 	[SSA_OPT_REBUILD] = {
 		.name = "rebuild",
@@ -843,10 +849,8 @@ static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
 	    (!strcasecmp(argv[0], "check") || !strcasecmp(argv[0], "repair"))) {
 		return ssa_parity_scrub(sc, !strcasecmp(argv[0], "repair"));
 	}
-	if (argc == 1 && ssa_is_parity(sc) && !strcasecmp(argv[0], "idle")) {
-		ssa_parity_scrub_stop(sc);
-		return 0;
-	}
+	if (argc == 1 && ssa_is_parity(sc) && !strcasecmp(argv[0], "idle"))
+		return ssa_parity_idle(sc);
 
 	if (argc == 3 && !strcasecmp(argv[0], "debug_inject_high")) {
 		if (kstrtouint(argv[1], 10, &m) || m >= sc->nr_members ||
@@ -899,6 +903,7 @@ static void ssa_presuspend(struct dm_target *ti)
 static void ssa_resume(struct dm_target *ti)
 {
 	ssa_rebuild_start(ti->private);
+	ssa_parity_resume(ti->private);
 }
 
 static struct target_type ssa_target = {

@@ -11,6 +11,7 @@ the N - 1 data chunks it covers).  Prints one line,
 "groups=G mismatches=M [first=IDX,...]", and exits 1 if M > 0.
 """
 import argparse
+import mmap
 import os
 import subprocess
 import sys
@@ -61,15 +62,18 @@ def group_chunks(layout, n, rows, idx):
 
 
 def read_member(path, offset, nbytes):
-    """The member's bytes as on the device, not as the page cache has them
-    (the module writes members directly; a cached earlier read is stale)."""
-    with open(path, "rb", buffering=0) as f:
-        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-        f.seek(offset * SECTOR)
-        data = f.read(nbytes)
-    if len(data) != nbytes:
-        raise SystemExit(f"{path}: short read ({len(data)} of {nbytes})")
-    return data
+    """The member's bytes as on the device, read with O_DIRECT: the module
+    writes members with bios, so a page cached earlier (udev's probe of a
+    new device, say) would be stale."""
+    buf = mmap.mmap(-1, max(nbytes, 1))     # page-aligned, as O_DIRECT wants
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+    try:
+        got = os.preadv(fd, [buf], offset * SECTOR)
+    finally:
+        os.close(fd)
+    if got != nbytes:
+        raise SystemExit(f"{path}: short read ({got} of {nbytes})")
+    return bytes(buf[:nbytes])
 
 
 def mismatches(layout, chunk, rows, members):
