@@ -449,10 +449,10 @@ parity_initial_sync() {
 		vol_remove ssat-v
 	done
 
-	# a member lost half-way through the sync (20 ms a member I/O)
+	# a member lost half-way through the sync (40 ms a member I/O)
 	random_members
 	for m in 0 1 2 3; do
-		dmsetup create ssat-dl$m --table "0 4096 delay /dev/ram$m 0 20" || return 1
+		dmsetup create ssat-dl$m --table "0 4096 delay /dev/ram$m 0 40" || return 1
 	done
 	klog_mark
 	vol_create ssat-v 6144 raid5 32 "$(for m in 0 1 2 3; do echo -n "/dev/mapper/ssat-dl$m 0 "; done)" || return 1
