@@ -49,7 +49,7 @@ bad_tables() {
 	bad_table opt-count "0 1024 $T stripe 8 2 $r0 0 $r1 0 4 coalesce 1" "Invalid number of optional arguments" || rc=1
 	bad_table opt-count-text "0 1024 $T stripe 8 2 $r0 0 $r1 0 junk" "Invalid number of optional arguments" || rc=1
 	# at most 2 x (9 options + 64 rebuild members) = 146 words
-	bad_table opt-count-big "0 1024 $T stripe 8 2 $r0 0 $r1 0 148 $(seq -s ' ' 148)" "Invalid number of optional arguments" || rc=1
+	bad_table opt-count-big "0 1024 $T stripe 8 2 $r0 0 $r1 0 300 $(seq -s ' ' 300)" "Invalid number of optional arguments" || rc=1
 	bad_table trailing "0 1024 $T stripe 8 2 $r0 0 $r1 0 2 coalesce 1 extra" "Too many arguments" || rc=1
 	return $rc
 }
