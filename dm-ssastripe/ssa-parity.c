@@ -195,7 +195,22 @@ struct ssa_parity {
 	struct ssa_plock scrub_lock;
 	bool scrub_repair;
 	bool scrub_resync;	/* this walk is the initial sync */
+	bool scrub_rebuild;	/* this walk is the rebuild */
 	u64 sync_pos;		/* groups known to be in sync */
+
+	/*
+	 * Rebuild of one member onto a replacement (table "rebuild <m>").
+	 * Its chunk of a group is readable once the group's bit is set in
+	 * @rb_done: by the walk, in group order, or first thing when a write
+	 * that locked the group starts (the write may read it).  Until then
+	 * reads of it are rebuilt from the others, as for a failed member.
+	 */
+	int rb_member;		/* the member, or -1 */
+	bool rb_active;		/* it has groups not yet rebuilt */
+	unsigned long *rb_done;	/* groups whose chunk of it is rebuilt */
+	u64 rb_pos;		/* the walk's next group */
+	struct work_struct prebuild_work;
+	struct list_head prebuild;	/* writes whose groups come first */
 	bool scrub_stop;
 	unsigned long scrub_running;	/* bit 0: a walk is under way */
 	u64 scrub_pos;		/* groups done */
@@ -787,9 +802,23 @@ static unsigned int ssa_nr_failed(struct ssa_ctx *sc, int *first)
 	return n;
 }
 
+static bool ssa_rb_active(struct ssa_ctx *sc)
+{
+	struct ssa_parity *par = sc->par;
+
+	return READ_ONCE(par->rb_active) &&
+	       !test_bit(SSA_MEMBER_FAILED, &sc->members[par->rb_member].flags);
+}
+
+/* Members not fully readable: the failed ones and one being rebuilt. */
+static unsigned int ssa_nr_lost(struct ssa_ctx *sc)
+{
+	return ssa_nr_failed(sc, NULL) + (ssa_rb_active(sc) ? 1 : 0);
+}
+
 bool ssa_parity_degraded(struct ssa_ctx *sc)
 {
-	return ssa_nr_failed(sc, NULL) != 0;
+	return ssa_nr_lost(sc) != 0;
 }
 
 /*
@@ -799,7 +828,7 @@ bool ssa_parity_degraded(struct ssa_ctx *sc)
 static bool ssa_survivable(struct ssa_ctx *sc, blk_status_t status)
 {
 	return status != BLK_STS_NOTSUPP && status != BLK_STS_AGAIN &&
-	       ssa_nr_failed(sc, NULL) <= 1;
+	       ssa_nr_lost(sc) <= 1;
 }
 
 /* The task ends early: its read failed, or its group gave up. */
@@ -1019,6 +1048,51 @@ static void ssa_op_start(struct ssa_pop *op, bool from_map)
 	}
 }
 
+static void ssa_prebuild_work(struct work_struct *work);
+
+/* A failure stopped the rebuild before the write's groups were done. */
+static void ssa_rb_refuse(struct ssa_pop *op)
+{
+	struct ssa_ctx *sc = op->sc;
+
+	DMERR_LIMIT("%s: rebuild of member %d cut short by a failure: a write fails",
+		    dm_device_name(dm_table_get_md(sc->ti->table)),
+		    sc->par->rb_member);
+	ssa_io_set_error(op->io, BLK_STS_IOERR);
+}
+
+/*
+ * Locks held.  While a member is being rebuilt, the groups of the write
+ * whose chunk of it is not rebuilt yet are rebuilt first, on a worker
+ * (the write may read that chunk: its old data or old parity).
+ */
+static void ssa_op_go(struct ssa_pop *op, bool from_map)
+{
+	struct ssa_parity *par = op->sc->par;
+	unsigned long flags;
+	unsigned int i;
+
+	if (unlikely(READ_ONCE(par->rb_active)) && op->failed != par->rb_member) {
+		for (i = 0; i < op->nr_locks; i++)
+			if (!test_bit(op->locks[i].key, par->rb_done))
+				break;
+		if (i < op->nr_locks && !ssa_rb_active(op->sc)) {
+			/* planned to read a chunk that will not be rebuilt now */
+			ssa_rb_refuse(op);
+			return;
+		}
+		if (i < op->nr_locks) {
+			atomic_inc(&op->io->pending);	/* the worker's */
+			spin_lock_irqsave(&par->lock, flags);
+			list_add_tail(&op->wait, &par->prebuild);
+			spin_unlock_irqrestore(&par->lock, flags);
+			queue_work(par->recover_wq, &par->prebuild_work);
+			return;
+		}
+	}
+	ssa_op_start(op, from_map);
+}
+
 /* Operations that waited for a lock, retried in arrival order. */
 static void ssa_retry_waiting(struct ssa_ctx *sc)
 {
@@ -1043,7 +1117,7 @@ static void ssa_retry_waiting(struct ssa_ctx *sc)
 
 	list_for_each_entry_safe(op, tmp, &go, wait) {
 		list_del(&op->wait);
-		ssa_op_start(op, false);
+		ssa_op_go(op, false);
 		ssa_io_put(op->io);	/* the fork's own reference */
 	}
 }
@@ -1087,7 +1161,8 @@ int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	int failed;
 	u64 cut;
 
-	if (unlikely(ssa_nr_failed(sc, &failed) > 1)) {
+	ssa_nr_failed(sc, &failed);
+	if (unlikely(ssa_nr_lost(sc) > 1)) {
 		ssa_fork_begin(sc, io, SSA_OP_WRITE, start, end, 0);
 		DMERR_LIMIT("%s: two members have failed: writes are refused",
 			    dm_device_name(dm_table_get_md(sc->ti->table)));
@@ -1128,7 +1203,7 @@ int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	locked = ssa_lock_or_wait(par, op);
 	spin_unlock_irq(&par->lock);
 	if (locked) {
-		ssa_op_start(op, true);
+		ssa_op_go(op, true);
 		ssa_io_put(io);
 	}
 	/* else the work item starts it, and drops the fork's reference */
@@ -1200,7 +1275,7 @@ static int ssa_scrub_io(struct ssa_ctx *sc, unsigned int m, u64 ms,
 	struct bio *bio;
 	int r;
 
-	bio = bio_alloc(mb->dev->bdev, n, opf, GFP_KERNEL);
+	bio = bio_alloc(mb->dev->bdev, n, opf, GFP_NOIO);
 	bio->bi_iter.bi_sector = mb->offset + ms;
 	for (i = 0; i < n; i++) {
 		u32 b = min_t(u32, PAGE_SIZE, bytes);
@@ -1261,9 +1336,12 @@ static void ssa_unsynced_warn(struct ssa_ctx *sc, int m)
 	      READ_ONCE(sc->par->sync_pos), sc->geom.rows - 1);
 }
 
+static int ssa_rebuild_walk(struct ssa_ctx *sc);
+
 static const char *ssa_walk_name(struct ssa_parity *par)
 {
-	return par->scrub_resync ? "initial sync" :
+	return par->scrub_rebuild ? "rebuild" :
+	       par->scrub_resync ? "initial sync" :
 	       par->scrub_repair ? "repair" : "check";
 }
 
@@ -1295,6 +1373,10 @@ static void ssa_scrub_work(struct work_struct *work)
 	if (!bufs)
 		r = -ENOMEM;
 
+	if (par->scrub_rebuild) {
+		r = ssa_rebuild_walk(sc);
+		goto out;
+	}
 	idx = par->scrub_resync ? READ_ONCE(par->sync_pos) : 0;
 	for (; !r && idx < sc->geom.rows && !READ_ONCE(par->scrub_stop); idx++) {
 		bool bad, group_bad = false;
@@ -1322,13 +1404,21 @@ static void ssa_scrub_work(struct work_struct *work)
 		cond_resched();
 	}
 
-	DMINFO("%s: %s %s: %llu of %llu groups, %llu mismatched%s",
-	       dm_device_name(dm_table_get_md(sc->ti->table)),
-	       ssa_walk_name(par),
-	       r ? "failed" : READ_ONCE(par->scrub_stop) ? "stopped" : "done",
-	       READ_ONCE(par->scrub_pos), sc->geom.rows,
-	       READ_ONCE(par->mismatches),
-	       par->scrub_repair ? " (rewritten)" : "");
+out:
+	if (par->scrub_rebuild)
+		DMINFO("%s: rebuild of member %d %s: %llu of %llu groups",
+		       dm_device_name(dm_table_get_md(sc->ti->table)),
+		       par->rb_member,
+		       r ? "failed" : READ_ONCE(par->scrub_stop) ? "stopped" : "done",
+		       READ_ONCE(par->scrub_pos), sc->geom.rows);
+	else
+		DMINFO("%s: %s %s: %llu of %llu groups, %llu mismatched%s",
+		       dm_device_name(dm_table_get_md(sc->ti->table)),
+		       ssa_walk_name(par),
+		       r ? "failed" : READ_ONCE(par->scrub_stop) ? "stopped" : "done",
+		       READ_ONCE(par->scrub_pos), sc->geom.rows,
+		       READ_ONCE(par->mismatches),
+		       par->scrub_repair ? " (rewritten)" : "");
 	for (m = 0; bufs && m <= n; m++) {
 		unsigned int i;
 
@@ -1348,7 +1438,7 @@ int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
 	struct ssa_parity *par = sc->par;
 
 	if (ssa_parity_degraded(sc)) {
-		DMWARN("%s: a member has failed: nothing to check against",
+		DMWARN("%s: a member has failed or is being rebuilt: nothing to check against",
 		       repair ? "repair" : "check");
 		return -EBUSY;
 	}
@@ -1367,6 +1457,7 @@ int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
 	flush_work(&par->scrub_work);
 	par->scrub_repair = repair;
 	par->scrub_resync = false;
+	par->scrub_rebuild = false;
 	WRITE_ONCE(par->scrub_stop, false);
 	WRITE_ONCE(par->scrub_pos, 0);
 	WRITE_ONCE(par->mismatches, 0);
@@ -1390,8 +1481,10 @@ int ssa_parity_idle(struct ssa_ctx *sc)
 {
 	struct ssa_parity *par = sc->par;
 
-	if (test_bit(0, &par->scrub_running) && par->scrub_resync) {
-		DMWARN("idle: the initial sync cannot be stopped (suspend pauses it)");
+	if (test_bit(0, &par->scrub_running) &&
+	    (par->scrub_resync || par->scrub_rebuild)) {
+		DMWARN("idle: the %s cannot be stopped (suspend pauses it)",
+		       ssa_walk_name(par));
 		return -EBUSY;
 	}
 	ssa_parity_scrub_stop(sc);
@@ -1407,7 +1500,27 @@ void ssa_parity_resume(struct ssa_ctx *sc)
 	struct ssa_parity *par = sc->par;
 	int f;
 
-	if (!par || READ_ONCE(par->sync_pos) >= sc->geom.rows)
+	if (!par)
+		return;
+	if (READ_ONCE(par->rb_active)) {
+		if (ssa_nr_failed(sc, &f)) {
+			DMERR("%s: member %d has failed: the rebuild of member %d cannot go on",
+			      dm_device_name(dm_table_get_md(sc->ti->table)),
+			      f, par->rb_member);
+			return;
+		}
+		if (test_and_set_bit(0, &par->scrub_running))
+			return;
+		flush_work(&par->scrub_work);
+		par->scrub_repair = false;
+		par->scrub_resync = false;
+		par->scrub_rebuild = true;
+		WRITE_ONCE(par->scrub_stop, false);
+		WRITE_ONCE(par->scrub_pos, READ_ONCE(par->rb_pos));
+		queue_work(system_long_wq, &par->scrub_work);
+		return;
+	}
+	if (READ_ONCE(par->sync_pos) >= sc->geom.rows)
 		return;
 	if (ssa_nr_failed(sc, &f)) {
 		ssa_unsynced_warn(sc, f);
@@ -1418,6 +1531,7 @@ void ssa_parity_resume(struct ssa_ctx *sc)
 	flush_work(&par->scrub_work);
 	par->scrub_repair = true;
 	par->scrub_resync = true;
+	par->scrub_rebuild = false;
 	WRITE_ONCE(par->scrub_stop, false);
 	WRITE_ONCE(par->scrub_pos, READ_ONCE(par->sync_pos));
 	if (!par->sync_pos)
@@ -1514,6 +1628,19 @@ static int ssa_read_others(struct ssa_ctx *sc, const struct ssa_group *grp,
 		r = -EIO;
 	}
 	return r;
+}
+
+/* After ssa_read_others(): @f's scratch buffer = XOR of the others'. */
+static void ssa_xor_others(struct ssa_ctx *sc, unsigned int f, u32 sectors)
+{
+	struct page ***scratch = sc->par->scratch;
+	unsigned int m;
+
+	ssa_zero_buf(scratch[f], sectors << SECTOR_SHIFT);
+	for (m = 0; m < sc->nr_members; m++)
+		if (m != f)
+			ssa_xor_buf(scratch[f], 0, scratch[m], 0,
+				    sectors << SECTOR_SHIFT);
 }
 
 /* dst[doff..] = src[soff..] over @bytes (buffers of whole pages). */
@@ -1630,7 +1757,6 @@ static int ssa_recon(struct ssa_ctx *sc, unsigned int f, u64 ms, u32 len,
 	struct ssa_parity *par = sc->par;
 	struct ssa_plock lk;
 	struct ssa_group grp;
-	unsigned int m;
 	u32 off, n, k, done;
 	u64 c;
 	int r = 0;
@@ -1648,13 +1774,7 @@ static int ssa_recon(struct ssa_ctx *sc, unsigned int f, u64 ms, u32 len,
 			r = ssa_read_others(sc, &grp, f, off + done, k);
 			if (r)
 				break;
-			/* the failed member's buffer gathers the XOR */
-			ssa_zero_buf(par->scratch[f], k << SECTOR_SHIFT);
-			for (m = 0; m < sc->nr_members; m++)
-				if (m != f)
-					ssa_xor_buf(par->scratch[f], 0,
-						    par->scratch[m], 0,
-						    k << SECTOR_SHIFT);
+			ssa_xor_others(sc, f, k);
 			ssa_buf_to_bio(dst, &it, par->scratch[f],
 				       k << SECTOR_SHIFT);
 		}
@@ -1664,6 +1784,106 @@ static int ssa_recon(struct ssa_ctx *sc, unsigned int f, u64 ms, u32 len,
 		len -= n;
 	}
 	return r;
+}
+
+/* ---- rebuild ------------------------------------------------------- */
+
+/*
+ * Write the chunk of group @idx of the member being rebuilt: the XOR of
+ * the other members' chunks.  The group is locked by the caller.
+ */
+static int ssa_rebuild_group(struct ssa_ctx *sc, u64 idx)
+{
+	struct ssa_parity *par = sc->par;
+	unsigned int m = par->rb_member;
+	struct ssa_group grp;
+	u32 off, n;
+	u64 ms;
+	int r = 0;
+
+	sc->layout->group_at(&sc->geom, idx, &grp);
+	ms = sc->layout->group_chunk(&sc->geom, &grp, m) * sc->geom.chunk;
+	mutex_lock(&par->scratch_mutex);
+	for (off = 0; off < sc->geom.chunk; off += n) {
+		n = min_t(u32, SSA_RECON_SECTORS, sc->geom.chunk - off);
+		r = ssa_read_others(sc, &grp, m, off, n);
+		if (r)
+			break;
+		ssa_xor_others(sc, m, n);
+		r = ssa_scrub_io(sc, m, ms + off, par->scratch[m], n,
+				 REQ_OP_WRITE | REQ_SYNC);
+		if (r) {
+			ssa_member_error(sc, m, BLK_STS_IOERR, NULL);
+			break;
+		}
+	}
+	mutex_unlock(&par->scratch_mutex);
+	if (!r)
+		set_bit(idx, par->rb_done);
+	return r;
+}
+
+/* The background walk: every group in order, each under its lock. */
+static int ssa_rebuild_walk(struct ssa_ctx *sc)
+{
+	struct ssa_parity *par = sc->par;
+	u64 idx;
+	int r = 0;
+
+	for (idx = READ_ONCE(par->rb_pos);
+	     idx < sc->geom.rows && !READ_ONCE(par->scrub_stop); idx++) {
+		if (ssa_nr_failed(sc, NULL)) {
+			r = -EIO;
+			break;
+		}
+		ssa_wait_lock(par, &par->scrub_lock, idx);
+		if (!test_bit(idx, par->rb_done))
+			r = ssa_rebuild_group(sc, idx);
+		ssa_drop_lock(sc, &par->scrub_lock);
+		if (r)
+			break;
+		WRITE_ONCE(par->rb_pos, idx + 1);
+		WRITE_ONCE(par->scrub_pos, idx + 1);
+		cond_resched();
+	}
+	if (!r && idx == sc->geom.rows) {
+		WRITE_ONCE(par->rb_active, false);
+		clear_bit(SSA_MEMBER_REBUILD,
+			  &sc->members[par->rb_member].flags);
+	}
+	return r;
+}
+
+/* Writes whose groups are rebuilt before they start (ssa_op_go()). */
+static void ssa_prebuild_work(struct work_struct *work)
+{
+	struct ssa_parity *par = container_of(work, struct ssa_parity,
+					      prebuild_work);
+	struct ssa_ctx *sc = par->sc;
+	struct ssa_pop *op;
+	unsigned int i;
+	int r;
+
+	for (;;) {
+		spin_lock_irq(&par->lock);
+		op = list_first_entry_or_null(&par->prebuild, struct ssa_pop,
+					      wait);
+		if (op)
+			list_del(&op->wait);
+		spin_unlock_irq(&par->lock);
+		if (!op)
+			break;
+		r = 0;
+		for (i = 0; !r && i < op->nr_locks; i++)
+			if (!test_bit(op->locks[i].key, par->rb_done))
+				r = ssa_rebuild_group(sc, op->locks[i].key);
+		if (r)
+			ssa_rb_refuse(op);
+		else
+			ssa_op_start(op, false);
+		ssa_io_put(op->io);
+		cond_resched();
+	}
 }
 
 static void ssa_recon_work(struct work_struct *work)
@@ -1741,6 +1961,22 @@ bool ssa_parity_retry_read(struct ssa_ctx *sc, struct bio *bio,
  * others (or fails, with two members lost); one that starts elsewhere is cut
  * before the first piece of a failed member and read as usual (-1).
  */
+/* A piece on a failed member, or on a not yet rebuilt chunk. */
+static bool ssa_piece_lost(struct ssa_ctx *sc, const struct ssa_extent *e)
+{
+	struct ssa_parity *par = sc->par;
+	struct ssa_group grp;
+	u32 off;
+
+	if (test_bit(SSA_MEMBER_FAILED, &sc->members[e->member].flags))
+		return true;
+	if (e->member != par->rb_member || !ssa_rb_active(sc))
+		return false;
+	sc->layout->group_of(&sc->geom, e->member,
+			     ssa_chunk_index(&sc->geom, e->msector, &off), &grp);
+	return !test_bit(grp.idx, par->rb_done);
+}
+
 int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		    u64 start, u64 end)
 {
@@ -1749,11 +1985,10 @@ int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 
 	sc->layout->map(&sc->geom, start, &e);
 	len = min(e.len, end - start);
-	if (!test_bit(SSA_MEMBER_FAILED, &sc->members[e.member].flags)) {
+	if (!ssa_piece_lost(sc, &e)) {
 		for (ls = start + len; ls < end; ls += len) {
 			sc->layout->map(&sc->geom, ls, &e);
-			if (test_bit(SSA_MEMBER_FAILED,
-				     &sc->members[e.member].flags))
+			if (ssa_piece_lost(sc, &e))
 				break;
 			len = min(e.len, end - ls);
 		}
@@ -1765,7 +2000,7 @@ int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	if (len < end - start)
 		dm_accept_partial_bio(bio, len);
 	ssa_fork_begin(sc, io, SSA_OP_READ, start, start + len, 0);
-	if (ssa_nr_failed(sc, NULL) > 1) {
+	if (ssa_nr_lost(sc) > 1) {
 		DMERR_LIMIT("%s: two members have failed: member %u cannot be rebuilt",
 			    dm_device_name(dm_table_get_md(sc->ti->table)),
 			    e.member);
@@ -1790,6 +2025,11 @@ int ssa_parity_fail(struct ssa_ctx *sc, unsigned int m)
 
 	if (test_bit(SSA_MEMBER_FAILED, &mb->flags))
 		return 0;
+	if (ssa_rb_active(sc) && (int)m != par->rb_member) {
+		DMWARN("fail %u: member %d is being rebuilt, and parity covers one loss",
+		       m, par->rb_member);
+		return -EBUSY;
+	}
 	if (ssa_nr_failed(sc, &f)) {
 		DMWARN("fail %u: member %d has failed already, and parity covers one loss",
 		       m, f);
@@ -1810,9 +2050,13 @@ void ssa_parity_status(struct ssa_ctx *sc, const char **action, u64 *pos,
 	struct ssa_parity *par = sc->par;
 
 	if (test_bit(0, &par->scrub_running)) {
-		*action = par->scrub_resync ? "resync" :
+		*action = par->scrub_rebuild ? "rebuild" :
+			  par->scrub_resync ? "resync" :
 			  par->scrub_repair ? "repair" : "check";
 		*pos = READ_ONCE(par->scrub_pos);
+	} else if (READ_ONCE(par->rb_active)) {
+		*action = "rebuild_stopped";	/* a failure, or not resumed */
+		*pos = READ_ONCE(par->rb_pos);
 	} else if (READ_ONCE(par->sync_pos) < sc->geom.rows) {
 		*action = "unsynced";	/* stopped short, or not resumed yet */
 		*pos = READ_ONCE(par->sync_pos);
@@ -1846,7 +2090,21 @@ int ssa_parity_alloc(struct ssa_ctx *sc)
 	bio_list_init(&par->recon_parents);
 	mutex_init(&par->reserve);
 	mutex_init(&par->scratch_mutex);
-	par->sync_pos = sc->opt[SSA_OPT_INITIAL_SYNC] ? 0 : sc->geom.rows;
+	/* a rebuild table takes the other members as in sync */
+	par->sync_pos = sc->opt[SSA_OPT_INITIAL_SYNC] && !sc->rebuild_mask ?
+			0 : sc->geom.rows;
+	par->rb_member = -1;
+	INIT_WORK(&par->prebuild_work, ssa_prebuild_work);
+	INIT_LIST_HEAD(&par->prebuild);
+	if (sc->rebuild_mask) {
+		par->rb_member = __ffs64(sc->rebuild_mask);
+		par->rb_active = true;
+		par->rb_done = bitmap_zalloc(sc->geom.rows, GFP_KERNEL);
+		if (!par->rb_done) {
+			sc->par = par;
+			return -ENOMEM;
+		}
+	}
 	/* one group always fits: N - 1 writes, N - 1 reads and its parity */
 	par->max_tasks = max(2 * sc->nr_members, 64U);
 	size = sizeof(struct ssa_pop) +
@@ -1904,6 +2162,7 @@ void ssa_parity_free(struct ssa_ctx *sc)
 		kfree(par->scratch[m]);
 	}
 	kfree(par->scratch);
+	bitmap_free(par->rb_done);
 	mempool_destroy(par->page_pool);
 	mempool_destroy(par->op_pool);
 	kfree(par);

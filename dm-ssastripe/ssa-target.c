@@ -382,9 +382,21 @@ static int ssa_check_mirror(struct ssa_ctx *sc)
 			ti->error = "Chunk too large for raid5/pstripe: at most 2048 sectors";
 			return -EINVAL;
 		}
+		if (sc->rebuild_mask >> n) {
+			ti->error = "rebuild names a member the table does not have";
+			return -EINVAL;
+		}
+		if (hweight64(sc->rebuild_mask) > 1) {
+			ti->error = "raid5/pstripe rebuild one member at a time";
+			return -EINVAL;
+		}
+		if (sc->rebuild_mask)
+			set_bit(SSA_MEMBER_REBUILD,
+				&sc->members[__ffs64(sc->rebuild_mask)].flags);
 	}
 	if (!ssa_is_mirror(sc)) {
-		if (sc->opts_given & SSA_MIRROR_OPTS) {
+		if (sc->opts_given & SSA_MIRROR_OPTS &
+		    ~(ssa_is_parity(sc) ? BIT(SSA_OPT_REBUILD) : 0)) {
 			ti->error = "Option only valid for the mirror layout";
 			return -EINVAL;
 		}
@@ -586,7 +598,7 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		}
 	}
 
-	if (sc->rebuild_mask) {
+	if (sc->rebuild_mask && ssa_is_mirror(sc)) {
 		r = ssa_rebuild_alloc(sc);
 		if (r) {
 			ti->error = "Cannot allocate rebuild state";

@@ -262,6 +262,8 @@ parity_bad_tables() {
 	bad_table raid5-copies "0 1536 $T raid5 8 3 $M3 2 copies 2" "only valid for the mirror layout" || rc=1
 	bad_table stripe-sync "0 1536 $T stripe 8 3 $M3 2 sync after_service" "only valid for the raid5 and pstripe layouts" || rc=1
 	bad_table initial-sync "0 1536 $T raid5 8 3 $M3 2 initial_sync maybe" "Invalid initial_sync" || rc=1
+	bad_table rebuild-two "0 1536 $T raid5 8 3 $M3 4 rebuild 0 rebuild 1" "rebuild one member at a time" || rc=1
+	bad_table rebuild-range "0 1536 $T pstripe 8 3 $M3 2 rebuild 3" "rebuild names a member the table does not have" || rc=1
 	bad_table stripe-initial-sync "0 1536 $T stripe 8 3 $M3 2 initial_sync off" "only valid for the raid5 and pstripe layouts" || rc=1
 	vol_create ssat-v 1536 raid5 8 "$M3" 2 initial_sync off || return 1
 	for m in "sync x" "write_method x" "parity_layout right_symmetric" "read_policy split" "copies 2"; do
@@ -415,6 +417,78 @@ register parity_degraded_pstripe_n3_c64k_m2_after_d0 parity_degraded pstripe 3 1
 # random blocks while the member's table is swapped for one that fails its
 # reads (no features) or its writes (error_writes); fio sees no error, the
 # member turns D, the untouched half of the volume is intact.
+# Rebuild onto a replacement.  A volume full of known data loses member F
+# (by message); the table is reloaded with, in its place, a slow (dm-delay,
+# 20 ms) device full of random bytes and "rebuild F".  While the rebuild
+# runs: status "rebuild", health 'a', fail of another member, check and
+# idle are refused, fio verifies writes over the first half, and the second
+# half reads back byte-exact.  After: health all 'A', the log
+# line, the second half unchanged, and the checker and check find every
+# group consistent, i.e. the new member holds what the others say.
+# parity_rebuild LAYOUT MEMBERS CHUNK_SECTORS F SYNC [MB]
+#   MB: the volume's size (default 4); with few groups the rebuild may end
+#   before the checks made "during" it, so those are made only with 64 or
+#   more groups
+parity_rebuild() {
+	local layout=$1 n=$2 c=$3 f=$4 sync=$5 mb=${6:-4} rc=0 v=/dev/mapper/ssat-v m members="" want
+	local unit=$((c * 512 * (n - 1)))
+	[ "$layout" = pstripe ] && unit=$((unit * n))
+	local size=$((((mb << 20) / unit) * unit)) half per mid
+	mid=$((size / (c * 512 * (n - 1)) >= 64))
+	half=$((size / 2 / 4096 * 4096))
+	per=$((size / (n - 1) / 512))
+	mkdir -p "$WORK"
+	wipe $((mb / (n - 1) + 1)) $(for ((m = 0; m < n; m++)); do echo /dev/ram$m; done)
+	pvol_create ssat-v $((size / 512)) "$layout" "$c" "$(ram_members "$n")" 2 sync "$sync" || return 1
+	head -c "$size" /dev/urandom > "$WORK/ref"
+	dd if="$WORK/ref" of=$v bs=1M oflag=direct status=none || { fail "initial write"; return 1; }
+	dmsetup message ssat-v 0 fail "$f" || { fail "fail $f refused"; return 1; }
+	dd if=/dev/urandom of=/dev/ram$n bs=1M count=$((mb / (n - 1) + 1)) oflag=direct status=none
+	dmsetup create ssat-new --table "0 $per delay /dev/ram$n 0 20" || return 1
+	for ((m = 0; m < n; m++)); do
+		if [ $m -eq "$f" ]; then members+="/dev/mapper/ssat-new 0 "; else members+="/dev/ram$m 0 "; fi
+	done
+	klog_mark
+	dmsetup suspend ssat-v &&
+		dmsetup load ssat-v --table "0 $((size / 512)) ssastripe $layout $c $n ${members}4 sync $sync rebuild $f" &&
+		dmsetup resume ssat-v || { fail "cannot load the rebuild table"; return 1; }
+	if [ "$mid" = 1 ]; then
+		expect_eq "action" "$(dmsetup status ssat-v | awk '{print $(NF-2)}')" rebuild || rc=1
+		want=$(printf 'A%.0s' $(seq "$n")); want="${want:0:$f}a${want:$((f + 1))}"
+		expect_eq "health while rebuilding" "$(vstat ssat-v health)" "$want" || rc=1
+		dmsetup message ssat-v 0 fail $(((f + 1) % n)) 2>/dev/null && { fail "a second loss accepted"; rc=1; }
+		dmsetup message ssat-v 0 check 2>/dev/null && { fail "check during the rebuild"; rc=1; }
+		dmsetup message ssat-v 0 idle 2>/dev/null && { fail "idle stopped the rebuild"; rc=1; }
+	fi
+	# the walk starts at group 0: these writes mostly meet groups not yet
+	# rebuilt, whose chunk of the new member is rebuilt before they start
+	run_fio degraded.fio DEV=$v SIZE=$half RUNTIME=2 BSSPLIT="512/20:4k/40:$((c * 512))/20:64k/20" \
+		> "$WORK/fio.out" 2>&1 || { tail -20 "$WORK/fio.out"; fail "fio verify during the rebuild"; rc=1; }
+	[ "$mid" = 1 ] && { expect_eq "action after fio" "$(dmsetup status ssat-v | awk '{print $(NF-2)}')" rebuild || rc=1; }
+	expect_eq "read during the rebuild" "$(dd if=$v bs=4096 skip=$((half / 4096)) iflag=direct status=none |
+		sha256sum | cut -d' ' -f1)" "$(tail -c $((size - half)) "$WORK/ref" | sha256sum | cut -d' ' -f1)" || rc=1
+	wait_synced ssat-v || rc=1
+	expect_eq "health after" "$(vstat ssat-v health)" "$(printf 'A%.0s' $(seq "$n"))" || rc=1
+	klog_since | grep -q "rebuild of member $f done" || { fail "no log line"; rc=1; }
+	expect_eq "untouched half" "$(sum_dev $v $(((size - half) / 512)) $((half / 512)))" \
+		"$(tail -c $((size - half)) "$WORK/ref" | sha256sum | cut -d' ' -f1)" || rc=1
+	parity_ok ssat-v || rc=1
+	expect_eq "check after the rebuild" "$(scrub ssat-v check)" 0 || rc=1
+	klog_since | grep -E "BUG|WARNING|Oops" && { fail "kernel warning"; rc=1; }
+	vol_remove ssat-v
+	dmsetup remove ssat-new
+	return $rc
+}
+register parity_rebuild_raid5_n4_c4k_m1_before parity_rebuild raid5 4 8 1 before_service
+register parity_rebuild_pstripe_n4_c4k_m2_after parity_rebuild pstripe 4 8 2 after_service
+if [ "$FULL" = 1 ]; then
+	register parity_rebuild_raid5_n5_c4k_m4_after parity_rebuild raid5 5 8 4 after_service
+	register parity_rebuild_pstripe_n3_c8k_m0_before parity_rebuild pstripe 3 16 0 before_service
+	# chunks of several 64 KiB slices
+	register parity_rebuild_raid5_n3_c256k_m1_before parity_rebuild raid5 3 512 1 before_service 16
+	register parity_rebuild_pstripe_n4_c1m_m3_after parity_rebuild pstripe 4 2048 3 after_service 12
+fi
+
 # The initial sync.  Over members full of old data, the first resume
 # computes the parity of every group ("resync", then "idle" with the groups
 # it rewrote), and the independent checker and "check" agree.  With
