@@ -1432,6 +1432,28 @@ out:
 	schedule_work(&sc->event_work);
 }
 
+/*
+ * Start a walk over the groups from group @from, unless one is running
+ * (false).  A walk from group 0 counts its mismatches afresh.
+ */
+static bool ssa_walk_start(struct ssa_parity *par, bool repair, bool resync,
+			   bool rebuild, u64 from)
+{
+	if (test_and_set_bit(0, &par->scrub_running))
+		return false;
+	/* the previous walk's work item may still be finishing */
+	flush_work(&par->scrub_work);
+	par->scrub_repair = repair;
+	par->scrub_resync = resync;
+	par->scrub_rebuild = rebuild;
+	WRITE_ONCE(par->scrub_stop, false);
+	WRITE_ONCE(par->scrub_pos, from);
+	if (!from)
+		WRITE_ONCE(par->mismatches, 0);
+	queue_work(system_long_wq, &par->scrub_work);
+	return true;
+}
+
 /* Message "check" or "repair": start a walk over every group. */
 int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
 {
@@ -1448,20 +1470,11 @@ int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
 		       repair ? "repair" : "check");
 		return -EBUSY;
 	}
-	if (test_and_set_bit(0, &par->scrub_running)) {
+	if (!ssa_walk_start(par, repair, false, false, 0)) {
 		DMWARN("%s: the %s is still running",
 		       repair ? "repair" : "check", ssa_walk_name(par));
 		return -EBUSY;
 	}
-	/* the previous walk's work item may still be finishing */
-	flush_work(&par->scrub_work);
-	par->scrub_repair = repair;
-	par->scrub_resync = false;
-	par->scrub_rebuild = false;
-	WRITE_ONCE(par->scrub_stop, false);
-	WRITE_ONCE(par->scrub_pos, 0);
-	WRITE_ONCE(par->mismatches, 0);
-	queue_work(system_long_wq, &par->scrub_work);
 	return 0;
 }
 
@@ -1509,15 +1522,7 @@ void ssa_parity_resume(struct ssa_ctx *sc)
 			      f, par->rb_member);
 			return;
 		}
-		if (test_and_set_bit(0, &par->scrub_running))
-			return;
-		flush_work(&par->scrub_work);
-		par->scrub_repair = false;
-		par->scrub_resync = false;
-		par->scrub_rebuild = true;
-		WRITE_ONCE(par->scrub_stop, false);
-		WRITE_ONCE(par->scrub_pos, READ_ONCE(par->rb_pos));
-		queue_work(system_long_wq, &par->scrub_work);
+		ssa_walk_start(par, false, false, true, READ_ONCE(par->rb_pos));
 		return;
 	}
 	if (READ_ONCE(par->sync_pos) >= sc->geom.rows)
@@ -1526,17 +1531,7 @@ void ssa_parity_resume(struct ssa_ctx *sc)
 		ssa_unsynced_warn(sc, f);
 		return;
 	}
-	if (test_and_set_bit(0, &par->scrub_running))
-		return;
-	flush_work(&par->scrub_work);
-	par->scrub_repair = true;
-	par->scrub_resync = true;
-	par->scrub_rebuild = false;
-	WRITE_ONCE(par->scrub_stop, false);
-	WRITE_ONCE(par->scrub_pos, READ_ONCE(par->sync_pos));
-	if (!par->sync_pos)
-		WRITE_ONCE(par->mismatches, 0);
-	queue_work(system_long_wq, &par->scrub_work);
+	ssa_walk_start(par, true, true, false, READ_ONCE(par->sync_pos));
 }
 
 /*
