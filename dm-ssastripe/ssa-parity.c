@@ -1505,8 +1505,9 @@ int ssa_parity_idle(struct ssa_ctx *sc)
 }
 
 /*
- * On resume: start (or go on with) the initial sync, unless the table said
- * initial_sync off or it is done.  It needs every member.
+ * On resume: start (or go on with) the rebuild, or else the initial sync
+ * unless the table said initial_sync off or it is done.  Either needs
+ * every other member.
  */
 void ssa_parity_resume(struct ssa_ctx *sc)
 {
@@ -1950,12 +1951,6 @@ bool ssa_parity_retry_read(struct ssa_ctx *sc, struct bio *bio,
 	return true;
 }
 
-/*
- * Reads of a degraded volume (from the map function).  A request that
- * starts on a failed member is cut to that chunk piece and rebuilt from the
- * others (or fails, with two members lost); one that starts elsewhere is cut
- * before the first piece of a failed member and read as usual (-1).
- */
 /* A piece on a failed member, or on a not yet rebuilt chunk. */
 static bool ssa_piece_lost(struct ssa_ctx *sc, const struct ssa_extent *e)
 {
@@ -1972,6 +1967,12 @@ static bool ssa_piece_lost(struct ssa_ctx *sc, const struct ssa_extent *e)
 	return !test_bit(grp.idx, par->rb_done);
 }
 
+/*
+ * Reads of a degraded volume (from the map function).  A request that
+ * starts on a failed member is cut to that chunk piece and rebuilt from the
+ * others (or fails, with two members lost); one that starts elsewhere is cut
+ * before the first piece of a failed member and read as usual (-1).
+ */
 int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		    u64 start, u64 end)
 {
