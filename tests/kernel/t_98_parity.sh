@@ -479,6 +479,67 @@ parity_rebuild() {
 	dmsetup remove ssat-new
 	return $rc
 }
+# The new member fails during its rebuild (by message): the rebuild stops
+# ("rebuild_stopped", health D), the volume goes on degraded and reads back
+# byte-exact, and a further fail is refused.
+parity_rebuild_fails() {
+	local rc=0 v=/dev/mapper/ssat-v m members="" size=$((3 * 8 * 512 * 341))
+	mkdir -p "$WORK"
+	wipe 2 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	pvol_create ssat-v $((size / 512)) raid5 8 "$(ram_members 4)" || return 1
+	head -c "$size" /dev/urandom > "$WORK/ref"
+	dd if="$WORK/ref" of=$v bs=1M oflag=direct status=none || { fail "initial write"; return 1; }
+	dd if=/dev/urandom of=/dev/ram4 bs=1M count=2 oflag=direct status=none
+	dmsetup create ssat-new --table "0 $((size / 3 / 512)) delay /dev/ram4 0 20" || return 1
+	members="/dev/ram0 0 /dev/mapper/ssat-new 0 /dev/ram2 0 /dev/ram3 0"
+	klog_mark
+	dmsetup suspend ssat-v && dmsetup load ssat-v --table "0 $((size / 512)) ssastripe raid5 8 4 $members 2 rebuild 1" &&
+		dmsetup resume ssat-v || { fail "cannot load the rebuild table"; return 1; }
+	sleep 1
+	dmsetup message ssat-v 0 fail 1 || { fail "fail of the member being rebuilt refused"; rc=1; }
+	expect_eq "action" "$(dmsetup status ssat-v | awk '{print $(NF-2)}')" rebuild_stopped || rc=1
+	expect_eq "health" "$(vstat ssat-v health)" ADAA || rc=1
+	expect_eq "degraded read" "$(sum_dev $v $((size / 512)))" "$(sha256sum < "$WORK/ref" | cut -d' ' -f1)" || rc=1
+	dmsetup message ssat-v 0 fail 2 2>/dev/null && { fail "a second loss accepted"; rc=1; }
+	klog_since | grep -E "BUG|WARNING|Oops" && { fail "kernel warning"; rc=1; }
+	vol_remove ssat-v
+	dmsetup remove ssat-new
+	return $rc
+}
+register parity_rebuild_fails parity_rebuild_fails
+
+# Suspend and rmmod while rebuilt reads are queued: a degraded volume whose
+# survivors are slow (dm-delay, 20 ms) is read whole; meanwhile a suspend
+# waits for the rebuilt reads in flight and returns, rmmod is refused, and
+# after the resume the read completes byte-exact.
+parity_degraded_suspend() {
+	local rc=0 v=/dev/mapper/ssat-v m members="" size=$((3 * 8 * 512 * 341)) sum
+	mkdir -p "$WORK"
+	wipe 2 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	for m in 1 2 3; do
+		dmsetup create ssat-dl$m --table "0 $((size / 3 / 512)) delay /dev/ram$m 0 20" || return 1
+		members+=" /dev/mapper/ssat-dl$m 0"
+	done
+	vol_create ssat-v $((size / 512)) raid5 8 "/dev/ram0 0$members" 2 initial_sync off || return 1
+	head -c "$size" /dev/urandom > "$WORK/ref"
+	dd if="$WORK/ref" of=$v bs=1M oflag=direct status=none || { fail "initial write"; return 1; }
+	dmsetup message ssat-v 0 fail 0 || { fail "fail 0 refused"; return 1; }
+	klog_mark
+	(dd if=$v bs=64k iflag=direct status=none | sha256sum | cut -d' ' -f1 > "$WORK/sum") &
+	sleep 1
+	timeout 60 dmsetup suspend ssat-v || { fail "suspend with rebuilt reads queued"; rc=1; }
+	expect_eq "suspended" "$(dmsetup info -c --noheadings -o attr ssat-v | cut -c3)" s || rc=1
+	rmmod dm_ssastripe 2>/dev/null && { fail "rmmod succeeded with a volume in use"; rc=1; }
+	sleep 0.5
+	dmsetup resume ssat-v || rc=1
+	wait
+	expect_eq "read across the suspend" "$(cat "$WORK/sum")" "$(sha256sum < "$WORK/ref" | cut -d' ' -f1)" || rc=1
+	klog_since | grep -E "BUG|WARNING|Oops" && { fail "kernel warning"; rc=1; }
+	vol_remove ssat-v
+	for m in 1 2 3; do dmsetup remove ssat-dl$m; done
+	return $rc
+}
+register parity_degraded_suspend parity_degraded_suspend
 register parity_rebuild_raid5_n4_c4k_m1_before parity_rebuild raid5 4 8 1 before_service
 register parity_rebuild_pstripe_n4_c4k_m2_after parity_rebuild pstripe 4 8 2 after_service
 if [ "$FULL" = 1 ]; then
