@@ -1357,6 +1357,12 @@ static void ssa_scrub_work(struct work_struct *work)
 	u32 off, len;
 	int r = 0, f;
 
+	/* the rebuild uses the scratch buffers, not these */
+	bufs = NULL;
+	if (par->scrub_rebuild) {
+		r = ssa_rebuild_walk(sc);
+		goto out;
+	}
 	bufs = kcalloc(n + 1, sizeof(*bufs), GFP_KERNEL);
 	for (m = 0; bufs && m <= n; m++) {
 		unsigned int i;
@@ -1373,10 +1379,6 @@ static void ssa_scrub_work(struct work_struct *work)
 	if (!bufs)
 		r = -ENOMEM;
 
-	if (par->scrub_rebuild) {
-		r = ssa_rebuild_walk(sc);
-		goto out;
-	}
 	idx = par->scrub_resync ? READ_ONCE(par->sync_pos) : 0;
 	for (; !r && idx < sc->geom.rows && !READ_ONCE(par->scrub_stop); idx++) {
 		bool bad, group_bad = false;
