@@ -39,7 +39,7 @@ SSAT := $(BUILD)/ssatrace
 $(SSAT)/ssatrace: bpf/ssatrace.bpf.c bpf/vmlinux.h tools/ssatrace/ssatrace.c \
 		tools/ssatrace/ssatrace.h
 	@mkdir -p $(SSAT)
-	clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -Ibpf -Itools/ssatrace \
+	clang -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Ibpf -Itools/ssatrace \
 		-c bpf/ssatrace.bpf.c -o $(SSAT)/ssatrace.bpf.o
 	bpftool gen skeleton $(SSAT)/ssatrace.bpf.o > $(SSAT)/ssatrace.skel.h
 	cc -g -O2 -Wall -Wextra -Wno-unused-parameter -I$(SSAT) -Itools/ssatrace \

@@ -19,6 +19,8 @@ const volatile __u32 filter_dev;	/* 0: every device */
 const volatile __s32 filter_op = -1;	/* -1: every operation */
 const volatile __u64 min_lat_ns;
 const volatile bool link_disks;		/* --disk: follow children into ssadisk */
+/* Wake the reader only once this much is waiting (it also polls). */
+const volatile __u64 wakeup_bytes = 1 << 20;
 
 /*
  * Raw tracepoints: the programs get the TP_PROTO arguments of the module's
@@ -32,26 +34,114 @@ const volatile bool link_disks;		/* --disk: follow children into ssadisk */
  * completing in interrupt context while another handler runs on the same
  * CPU is still seen.
  */
+
+/*
+ * Requests in flight live in a table of slots, an array map (whose lookups
+ * the verifier inlines), rather than in a hash map: a fork claims a slot
+ * and fills it in place, the request's children find it by id, and the
+ * join sends it and frees it.  Nothing is allocated, zeroed or copied at
+ * fork, which is most of what a hash map cost per request.
+ *
+ * A request's home slot is its id plus a hash of its device; when the home
+ * is taken the fork tries the next slots, SSATRACE_PROBES in all.  Ids are
+ * per-device sequences, so one device's requests in flight sit in nearby
+ * slots.  A slot's tag is 0 when free, SLOT_BUSY while a fork fills it in,
+ * and the request id once published.  The device is written before the tag
+ * is published, so whoever matches the tag reads the right device.
+ */
+#define SSATRACE_SLOTS	8192			/* a power of two */
+#define SSATRACE_PROBES	4
+#define SLOT_BUSY	(~0ULL)
+
+struct req_slot {
+	__u64 tag;
+	struct ssatrace_req req;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SSATRACE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct req_slot);
+} reqs SEC(".maps");
+
+static __always_inline __u32 home_slot(__u64 id, __u32 dev)
+{
+	return (__u32)id + dev * 0x9e3779b1U;
+}
+
+/* The published slot of request (dev, id), or NULL. */
+static __always_inline struct req_slot *find_slot(__u64 id, __u32 dev)
+{
+	__u32 home = home_slot(id, dev), i, k;
+	struct req_slot *s;
+
+	for (i = 0; i < SSATRACE_PROBES; i++) {
+		k = (home + i) & (SSATRACE_SLOTS - 1);
+		s = bpf_map_lookup_elem(&reqs, &k);
+		if (s && s->tag == id && s->req.dev == dev)
+			return s;
+	}
+	return NULL;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SSATRACE_NR_DROPS);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+static void count_drop(__u32 what)
+{
+	__u64 *n = bpf_map_lookup_elem(&drops, &what);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+/*
+ * Claim a slot for (dev, id); it stays SLOT_BUSY until published.  When
+ * every slot it may use is taken, one whose request forked over
+ * STALE_NS ago is given away: that request's join was most likely missed
+ * (see "nested" in Documentation/tracing.rst), and a slot nobody frees
+ * would otherwise push later requests out of the table for good.
+ */
+#define STALE_NS	(30ULL * 1000000000)
+
+static __always_inline struct req_slot *claim_slot(__u64 id, __u32 dev, __u64 now)
+{
+	__u32 home = home_slot(id, dev), i, k;
+	struct req_slot *s;
+	__u64 tag;
+
+	for (i = 0; i < SSATRACE_PROBES; i++) {
+		k = (home + i) & (SSATRACE_SLOTS - 1);
+		s = bpf_map_lookup_elem(&reqs, &k);
+		if (s && !s->tag &&
+		    __sync_val_compare_and_swap(&s->tag, 0, SLOT_BUSY) == 0)
+			return s;
+	}
+	for (i = 0; i < SSATRACE_PROBES; i++) {
+		k = (home + i) & (SSATRACE_SLOTS - 1);
+		s = bpf_map_lookup_elem(&reqs, &k);
+		if (!s)
+			continue;
+		tag = s->tag;
+		if (tag && tag != SLOT_BUSY && now - s->req.fork_ns > STALE_NS &&
+		    __sync_val_compare_and_swap(&s->tag, tag, SLOT_BUSY) == tag) {
+			count_drop(SSATRACE_DROP_STALE);
+			return s;
+		}
+	}
+	return NULL;
+}
+
 struct req_key {
 	__u64 id;
 	__u32 dev;
 	__u32 pad;
 };
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, struct req_key);
-	__type(value, struct ssatrace_req);
-} reqs SEC(".maps");
-
-/* A zeroed record to start from (too large for the BPF stack). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct ssatrace_req);
-} blank SEC(".maps");
 
 /*
  * --disk: a dispatched child, by the member device and sector it went to,
@@ -81,52 +171,62 @@ struct {
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SSATRACE_NR_DROPS);
-	__type(key, __u32);
-	__type(value, __u64);
-} drops SEC(".maps");
-
-static void count_drop(__u32 what)
-{
-	__u64 *n = bpf_map_lookup_elem(&drops, &what);
-
-	if (n)
-		__sync_fetch_and_add(n, 1);
-}
-
 SEC("raw_tp/ssastripe_fork")
 int handle_fork(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u32 dev = ctx->args[0];
+	__u64 id = ctx->args[1];
 	__u8 op = ctx->args[2];
-	struct req_key key = { .id = ctx->args[1], .dev = dev };
 	struct ssatrace_req *r;
-	__u32 zero = 0;
+	struct req_slot *s;
+	__u32 i, n;
+	__u64 now;
 
 	if (filter_dev && dev != filter_dev)
 		return 0;
 	if (filter_op >= 0 && op != filter_op)
 		return 0;
-	r = bpf_map_lookup_elem(&blank, &zero);
-	if (!r)
+	if (!id || id == SLOT_BUSY)
 		return 0;
-	if (bpf_map_update_elem(&reqs, &key, r, BPF_ANY)) {
+	now = bpf_ktime_get_ns();
+	s = claim_slot(id, dev, now);
+	if (!s) {
 		count_drop(SSATRACE_DROP_NOSTATE);
 		return 0;
 	}
-	r = bpf_map_lookup_elem(&reqs, &key);
-	if (!r)
-		return 0;
-	r->id = key.id;
+	r = &s->req;
+	r->id = id;
 	r->dev = dev;
-	r->fork_ns = bpf_ktime_get_ns();
+	r->fork_ns = now;
+	r->join_ns = 0;
 	r->sector = ctx->args[3];
 	r->len = ctx->args[4];
 	r->nr_children = ctx->args[5];
+	r->nr_seen = 0;
+	r->status = 0;
 	r->op = op;
+	r->truncated = 0;
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	/*
+	 * Clear what the last occupant left in the children this one will
+	 * use, so that a child whose event is missed shows zeros, not
+	 * another request's times.
+	 */
+	n = r->nr_children;
+	for (i = 0; i < SSATRACE_MAX_CHILDREN && i < n; i++) {
+		struct ssatrace_child *c = &r->child[i];
+
+		c->queued_ns = 0;
+		c->dispatched_ns = 0;
+		c->completed_ns = 0;
+		c->msector = 0;
+		c->disk_start_ns = 0;
+		c->len = 0;
+		c->seen32 = 0;
+		c->member = 0;
+		c->class = 0;
+	}
+	__sync_lock_test_and_set(&s->tag, id);		/* publish */
 	return 0;
 }
 
@@ -135,28 +235,31 @@ static int child_event(struct bpf_raw_tracepoint_args *ctx, int stage)
 {
 	struct req_key key = { .id = ctx->args[1], .dev = (__u32)ctx->args[0] };
 	__u32 i = ctx->args[2];
-	__u64 now = bpf_ktime_get_ns();
 	struct ssatrace_child *c;
 	struct ssatrace_req *r;
+	struct req_slot *s;
+	__u64 now;
 
 	if (!key.id)		/* internal work, no request */
 		return 0;
-	r = bpf_map_lookup_elem(&reqs, &key);
-	if (!r)
+	s = find_slot(key.id, key.dev);
+	if (!s)			/* filtered out, or forked before we came */
 		return 0;
+	now = bpf_ktime_get_ns();
+	r = &s->req;
 	if (i >= SSATRACE_MAX_CHILDREN) {
 		r->truncated = 1;
 		return 0;
 	}
 	c = &r->child[i];
+	if (i + 1 > r->nr_seen)
+		r->nr_seen = i + 1;
 	if (stage == 0) {
 		c->queued_ns = now;
 		c->member = ctx->args[3];
 		c->class = ctx->args[4];
 		c->msector = ctx->args[6];
 		c->len = ctx->args[7];
-		if (i + 1 > r->nr_seen)
-			r->nr_seen = i + 1;
 	} else if (stage == 1) {
 		c->dispatched_ns = now;
 		if (link_disks) {
@@ -203,17 +306,17 @@ int handle_disk_start(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct disk_key dk = { .sector = ctx->args[3], .dev = (__u32)ctx->args[0] };
 	struct child_ref *ref;
-	struct ssatrace_req *r;
+	struct req_slot *s;
 	__u32 i;
 
 	ref = bpf_map_lookup_elem(&links, &dk);
 	if (!ref)
 		return 0;
-	r = bpf_map_lookup_elem(&reqs, &ref->req);
+	s = find_slot(ref->req.id, ref->req.dev);
 	i = ref->child;
-	if (r && i < SSATRACE_MAX_CHILDREN) {
-		r->child[i].disk_start_ns = ctx->args[6];	/* the model's start */
-		r->child[i].seen32 |= 1 << 3;
+	if (s && i < SSATRACE_MAX_CHILDREN) {
+		s->req.child[i].disk_start_ns = ctx->args[6];	/* the model's start */
+		s->req.child[i].seen32 |= 1 << 3;
 	}
 	bpf_map_delete_elem(&links, &dk);
 	return 0;
@@ -222,14 +325,15 @@ int handle_disk_start(struct bpf_raw_tracepoint_args *ctx)
 SEC("raw_tp/ssastripe_join")
 int handle_join(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct req_key key = { .id = ctx->args[1], .dev = (__u32)ctx->args[0] };
 	struct ssatrace_req *r;
-	__u64 size;
+	struct req_slot *s;
+	__u64 size, flags;
 	__u32 n;
 
-	r = bpf_map_lookup_elem(&reqs, &key);
-	if (!r)
+	s = find_slot(ctx->args[1], (__u32)ctx->args[0]);
+	if (!s)
 		return 0;
+	r = &s->req;
 	r->join_ns = bpf_ktime_get_ns();
 	r->status = ctx->args[2];
 	/* send only the children the request had */
@@ -238,9 +342,15 @@ int handle_join(struct bpf_raw_tracepoint_args *ctx)
 		n = SSATRACE_MAX_CHILDREN;
 	size = __builtin_offsetof(struct ssatrace_req, child) +
 	       (__u64)n * sizeof(struct ssatrace_child);
+	/*
+	 * A wake-up per record would cost a context switch per request; the
+	 * reader polls the buffer and is woken only when it fills up.
+	 */
+	flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	if (r->join_ns - r->fork_ns >= min_lat_ns &&
-	    bpf_ringbuf_output(&events, r, size, 0))
+	    bpf_ringbuf_output(&events, r, size, flags))
 		count_drop(SSATRACE_DROP_RINGBUF);
-	bpf_map_delete_elem(&reqs, &key);
+	__sync_lock_test_and_set(&s->tag, 0);		/* free the slot */
 	return 0;
 }

@@ -2,9 +2,12 @@
 """Check an ssatrace record file (CSV or JSON lines) and summarize it.
 
 Checks that every child's timestamps are ordered queued <= dispatched <=
-completed and lie inside its request's fork..join, and that each request
-lists the children its fork announced.  Prints one JSON line of counts:
-records, children, records and mean response time per submitting task.
+completed and lie inside its request's fork..join, that each request lists
+the children its fork announced, and that no request (device and id) has
+two records.  A child with a zero timestamp (an event ssatrace missed) is
+not checked but counted as incomplete.  Prints one JSON line of counts: records, children, incomplete
+children, records and mean response time per submitting task, records and
+children per device.
 Exits 1 on a violation.  Usage: check_ssatrace.py FILE [--format csv|json]
 """
 import argparse
@@ -43,8 +46,12 @@ def read_json(path):
 def check(records):
     """Violations, as strings."""
     errors = []
+    seen = set()
     for r in records:
         tag = f"request {r['dev']}/{r['id']}"
+        if (r["dev"], r["id"]) in seen:
+            errors.append(f"{tag}: recorded twice")
+        seen.add((r["dev"], r["id"]))
         if r["join_ns"] < r["fork_ns"]:
             errors.append(f"{tag}: join before fork")
         if r["resp_ns"] != r["join_ns"] - r["fork_ns"]:
@@ -55,6 +62,8 @@ def check(records):
         for c in r["children"]:
             ts = (r["fork_ns"], c["queued_ns"], c["dispatched_ns"],
                   c["completed_ns"], r["join_ns"])
+            if not all(ts):
+                continue        # an event missed: counted as incomplete
             if list(ts) != sorted(ts):
                 errors.append(f"{tag}: child on member {c['member']} out of "
                               f"order: {ts}")
@@ -63,14 +72,22 @@ def check(records):
 
 def summarize(records):
     by = defaultdict(lambda: [0, 0])
+    dev = defaultdict(lambda: [0, 0])
     for r in records:
         by[r["comm"]][0] += 1
         by[r["comm"]][1] += r["resp_ns"]
+        dev[r["dev"]][0] += 1
+        dev[r["dev"]][1] += len(r["children"])
     return {
         "records": len(records),
         "children": sum(len(r["children"]) for r in records),
+        "incomplete_children": sum(
+            1 for r in records for c in r["children"]
+            if not (c["queued_ns"] and c["dispatched_ns"] and c["completed_ns"])),
         "by_comm": {k: {"records": n, "mean_resp_ns": s / n}
                     for k, (n, s) in by.items()},
+        "by_dev": {k: {"records": n, "children": c}
+                   for k, (n, c) in dev.items()},
     }
 
 

@@ -25,6 +25,8 @@
 #include "ssatrace.skel.h"
 
 enum mode { MODE_RECORD, MODE_HIST };
+
+#define POLL_MS	50	/* how often the ring buffer is read at the least */
 enum format { FMT_CSV, FMT_JSON };
 
 static struct env {
@@ -473,18 +475,18 @@ static unsigned long long prog_misses(struct ssatrace_bpf *skel)
 static void report_drops(struct ssatrace_bpf *skel)
 {
 	int fd = bpf_map__fd(skel->maps.drops);
-	__u64 lost = 0, untracked = 0;
+	__u64 n[SSATRACE_NR_DROPS] = {};
 	__u32 k;
 
-	k = SSATRACE_DROP_RINGBUF;
-	bpf_map_lookup_elem(fd, &k, &lost);
-	k = SSATRACE_DROP_NOSTATE;
-	bpf_map_lookup_elem(fd, &k, &untracked);
+	for (k = 0; k < SSATRACE_NR_DROPS; k++)
+		bpf_map_lookup_elem(fd, &k, &n[k]);
 	fprintf(stderr, "ssatrace: %llu records, %llu lost (ring buffer full), "
 		"%llu requests untracked (request table full), %llu events missed "
-		"(nested), %llu children with missing events\n",
-		nr_records, (unsigned long long)lost, (unsigned long long)untracked,
-		prog_misses(skel), nr_incomplete);
+		"(nested), %llu children with missing events, %llu requests given "
+		"up (in flight over 30 s)\n",
+		nr_records, (unsigned long long)n[SSATRACE_DROP_RINGBUF],
+		(unsigned long long)n[SSATRACE_DROP_NOSTATE], prog_misses(skel),
+		nr_incomplete, (unsigned long long)n[SSATRACE_DROP_STALE]);
 }
 
 static __u64 now_s(void)
@@ -575,7 +577,13 @@ int main(int argc, char **argv)
 
 	start = last_print = now_s();
 	while (!exiting) {
-		err = ring_buffer__poll(rb, 100);
+		/*
+		 * The BPF side wakes us only when a batch has piled up; in
+		 * between, take what is there at every timeout.
+		 */
+		err = ring_buffer__poll(rb, POLL_MS);
+		if (err >= 0 || err == -EINTR)
+			err = ring_buffer__consume(rb);
 		if (err < 0 && err != -EINTR) {
 			fprintf(stderr, "ssatrace: polling the ring buffer: %s\n",
 				strerror(-err));
