@@ -74,7 +74,7 @@ check-full: bootstrap module $(SSAT)/ssatrace $(UNIT)
 bench: bootstrap module $(SSAT)/ssatrace
 	@mkdir -p $(BUILD)/bench
 	@bench/models
-	@$(VM) -o $(BUILD)/bench -- "bench/run && bench/trace-overhead && bench/mirror && bench/parity"
+	@$(VM) -a tsc=reliable -o $(BUILD)/bench -- "bench/run && bench/trace-overhead && bench/mirror && bench/parity"
 
 clean:
 	@kdir=$$(tools/kdir 2>/dev/null) && $(MAKE) -C "$$kdir" M=$(MOD) clean || true

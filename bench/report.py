@@ -6,7 +6,11 @@ may contain dots, e.g. ssastripe+ssalat.bt) and prints
 one Markdown table per member kind, with the mean over repeats and the
 ratio of ssastripe to the reference target.
 
+With --progs FILE (bpftool -j prog show, taken with kernel.bpf_stats_enabled)
+it also prints what each of ssatrace's programs cost per run and per request.
+
 Usage: bench/report.py DIR [--reference striped] [--subject S] [--variants [--baseline B]]
+                       [--progs FILE]
 """
 import argparse
 import json
@@ -72,6 +76,26 @@ def variants_table(points, baseline="ssastripe", reference="striped"):
     return rows
 
 
+def prog_cost_table(progs, prefix="handle_", per="handle_join"):
+    """Markdown rows: run count, ns per run and ns per request of each BPF
+    program whose name starts with PREFIX, from bpftool's JSON with run-time
+    statistics; requests are the runs of program PER (one per request)."""
+    mine = [p for p in progs if p.get("name", "").startswith(prefix)
+            and p.get("run_cnt")]
+    requests = next((p["run_cnt"] for p in mine if p["name"] == per), 0)
+    rows = ["| program | runs | ns per run | ns per request |",
+            "|---|---:|---:|---:|"]
+    total = 0
+    for p in sorted(mine, key=lambda p: p["name"]):
+        total += p["run_time_ns"]
+        each = p["run_time_ns"] / requests if requests else 0
+        rows.append(f"| {p['name']} | {p['run_cnt']} | "
+                    f"{p['run_time_ns'] / p['run_cnt']:.0f} | {each:.0f} |")
+    if requests:
+        rows.append(f"| **all** | | | **{total / requests:.0f}** |")
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir")
@@ -82,12 +106,18 @@ def main():
                     help="with --variants: the second column of ratios")
     ap.add_argument("--subject", default="ssastripe",
                     help="the target set against the reference (bench/parity: ssa)")
+    ap.add_argument("--progs", metavar="FILE",
+                    help="bpftool -j prog show output with run-time statistics")
     args = ap.parse_args()
     for kind, points in collect(args.dir).items():
         print(f"\n{kind}:\n")
         rows = (variants_table(points, args.baseline, args.reference)
                 if args.variants else table(points, args.reference, args.subject))
         print("\n".join(rows))
+    if args.progs:
+        progs = json.loads(pathlib.Path(args.progs).read_text())
+        print("\nssatrace's programs (kernel.bpf_stats_enabled):\n")
+        print("\n".join(prog_cost_table(progs)))
 
 
 if __name__ == "__main__":
