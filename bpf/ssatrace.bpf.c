@@ -101,11 +101,15 @@ static void count_drop(__u32 what)
 }
 
 /*
- * Claim a slot for (dev, id); it stays SLOT_BUSY until published.  When
- * every slot it may use is taken, one whose request forked over
- * STALE_NS ago is given away: that request's join was most likely missed
- * (see "nested" in Documentation/tracing.rst), and a slot nobody frees
- * would otherwise push later requests out of the table for good.
+ * Claim a slot for (dev, id); it stays SLOT_BUSY until published.
+ *
+ * A slot whose request's join was missed (see "nested" in
+ * Documentation/tracing.rst) is never freed, and would push later requests
+ * out of the table for good.  So two kinds of slot are taken back:
+ *  - one that holds this very (dev, id): ids are unique while a table is
+ *    loaded, so it is left from before a reload, and since the probes go
+ *    in order it would otherwise shadow the new request's slot;
+ *  - when every slot is taken, one whose request forked over STALE_NS ago.
  */
 #define STALE_NS	(30ULL * 1000000000)
 
@@ -118,9 +122,16 @@ static __always_inline struct req_slot *claim_slot(__u64 id, __u32 dev, __u64 no
 	for (i = 0; i < SSATRACE_PROBES; i++) {
 		k = (home + i) & (SSATRACE_SLOTS - 1);
 		s = bpf_map_lookup_elem(&reqs, &k);
-		if (s && !s->tag &&
-		    __sync_val_compare_and_swap(&s->tag, 0, SLOT_BUSY) == 0)
+		if (!s)
+			continue;
+		tag = s->tag;
+		if (tag && (tag != id || s->req.dev != dev))
+			continue;
+		if (__sync_val_compare_and_swap(&s->tag, tag, SLOT_BUSY) == tag) {
+			if (tag)
+				count_drop(SSATRACE_DROP_STALE);
 			return s;
+		}
 	}
 	for (i = 0; i < SSATRACE_PROBES; i++) {
 		k = (home + i) & (SSATRACE_SLOTS - 1);
@@ -255,6 +266,15 @@ static int child_event(struct bpf_raw_tracepoint_args *ctx, int stage)
 	if (i + 1 > r->nr_seen)
 		r->nr_seen = i + 1;
 	if (stage == 0) {
+		/*
+		 * A fork clears the children it announces; a request may
+		 * have more (a degraded parity read announces none), so a
+		 * child starts afresh at its first event too.
+		 */
+		c->dispatched_ns = 0;
+		c->completed_ns = 0;
+		c->disk_start_ns = 0;
+		c->seen32 = 0;
 		c->queued_ns = now;
 		c->member = ctx->args[3];
 		c->class = ctx->args[4];

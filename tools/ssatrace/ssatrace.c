@@ -25,9 +25,9 @@
 #include "ssatrace.skel.h"
 
 enum mode { MODE_RECORD, MODE_HIST };
+enum format { FMT_CSV, FMT_JSON };
 
 #define POLL_MS	50	/* how often the ring buffer is read at the least */
-enum format { FMT_CSV, FMT_JSON };
 
 static struct env {
 	enum mode mode;
@@ -483,7 +483,7 @@ static void report_drops(struct ssatrace_bpf *skel)
 	fprintf(stderr, "ssatrace: %llu records, %llu lost (ring buffer full), "
 		"%llu requests untracked (request table full), %llu events missed "
 		"(nested), %llu children with missing events, %llu requests given "
-		"up (in flight over 30 s)\n",
+		"up (join never seen)\n",
 		nr_records, (unsigned long long)n[SSATRACE_DROP_RINGBUF],
 		(unsigned long long)n[SSATRACE_DROP_NOSTATE], prog_misses(skel),
 		nr_incomplete, (unsigned long long)n[SSATRACE_DROP_STALE]);

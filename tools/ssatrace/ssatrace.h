@@ -43,7 +43,7 @@ struct ssatrace_req {
 enum ssatrace_drop {
 	SSATRACE_DROP_RINGBUF,	/* ring buffer full at join */
 	SSATRACE_DROP_NOSTATE,	/* request table full at fork */
-	SSATRACE_DROP_STALE,	/* in flight too long, its slot given away */
+	SSATRACE_DROP_STALE,	/* join never seen: its slot taken back */
 	SSATRACE_NR_DROPS,
 };
 
