@@ -113,11 +113,21 @@ static void count_drop(__u32 what)
  */
 #define STALE_NS	(30ULL * 1000000000)
 
+/* Swap @s's tag from @tag to SLOT_BUSY; a non-zero @tag is a slot taken back. */
+static __always_inline bool take_slot(struct req_slot *s, __u64 tag)
+{
+	if (__sync_val_compare_and_swap(&s->tag, tag, SLOT_BUSY) != tag)
+		return false;
+	if (tag)
+		count_drop(SSATRACE_DROP_STALE);
+	return true;
+}
+
 static __always_inline struct req_slot *claim_slot(__u64 id, __u32 dev, __u64 now)
 {
 	__u32 home = home_slot(id, dev), i, k;
-	struct req_slot *s;
-	__u64 tag;
+	struct req_slot *s, *old = NULL;
+	__u64 tag, old_tag = 0;
 
 	for (i = 0; i < SSATRACE_PROBES; i++) {
 		k = (home + i) & (SSATRACE_SLOTS - 1);
@@ -125,26 +135,16 @@ static __always_inline struct req_slot *claim_slot(__u64 id, __u32 dev, __u64 no
 		if (!s)
 			continue;
 		tag = s->tag;
-		if (tag && (tag != id || s->req.dev != dev))
-			continue;
-		if (__sync_val_compare_and_swap(&s->tag, tag, SLOT_BUSY) == tag) {
-			if (tag)
-				count_drop(SSATRACE_DROP_STALE);
+		if ((!tag || (tag == id && s->req.dev == dev)) && take_slot(s, tag))
 			return s;
+		if (!old && tag && tag != SLOT_BUSY &&
+		    now - s->req.fork_ns > STALE_NS) {
+			old = s;
+			old_tag = tag;
 		}
 	}
-	for (i = 0; i < SSATRACE_PROBES; i++) {
-		k = (home + i) & (SSATRACE_SLOTS - 1);
-		s = bpf_map_lookup_elem(&reqs, &k);
-		if (!s)
-			continue;
-		tag = s->tag;
-		if (tag && tag != SLOT_BUSY && now - s->req.fork_ns > STALE_NS &&
-		    __sync_val_compare_and_swap(&s->tag, tag, SLOT_BUSY) == tag) {
-			count_drop(SSATRACE_DROP_STALE);
-			return s;
-		}
-	}
+	if (old && take_slot(old, old_tag))
+		return old;
 	return NULL;
 }
 
