@@ -268,13 +268,15 @@ static int child_event(struct bpf_raw_tracepoint_args *ctx, int stage)
 	if (stage == 0) {
 		/*
 		 * A fork clears the children it announces; a request may
-		 * have more (a degraded parity read announces none), so a
-		 * child starts afresh at its first event too.
+		 * have more (a degraded parity read announces none), and
+		 * those start afresh here.
 		 */
-		c->dispatched_ns = 0;
-		c->completed_ns = 0;
-		c->disk_start_ns = 0;
-		c->seen32 = 0;
+		if (i >= r->nr_children) {
+			c->dispatched_ns = 0;
+			c->completed_ns = 0;
+			c->disk_start_ns = 0;
+			c->seen32 = 0;
+		}
 		c->queued_ns = now;
 		c->member = ctx->args[3];
 		c->class = ctx->args[4];
