@@ -372,32 +372,73 @@ ssadisk_trace_stop() {	# FILE
 	echo > $TR/trace
 }
 
+# One Poisson run of fio, watched: PK_NIOS and PK_RATE from the caller.
+# fio's offload submission mode (which keeps arrivals independent of
+# completions; tests/fio/ssadisk.fio) has stalled in a few of many runs with
+# no I/O outstanding anywhere: the disk idle and every fio thread asleep on
+# a futex, none waiting for a completion.  Returns 0 when fio finished,
+# 3 when it stalled that way (the caller may run it again), 1 otherwise.
+pk_fio() {
+	local limit=$((3 * PK_NIOS / PK_RATE + 60)) pid ios last=-1 idle=0 frc waiting
+	(cd /tmp && exec env DEV=/dev/mapper/ssat-d NIOS=$PK_NIOS RATE=$PK_RATE \
+		timeout -k 10 $limit fio --section=poisson --output=/tmp/ssat-f0.out \
+		"$TOP/tests/fio/ssadisk.fio") &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		sleep 10
+		ios=$(dstat ssat-d | awk '{ print $6 }')
+		if [ "$ios" = "$last" ]; then idle=$((idle + 1)); else idle=0; fi
+		last=$ios
+		[ $idle -ge 3 ] || continue
+		# 30 s without an access at PK_RATE per second: fio is stuck
+		info "no access for 30 s after $ios: $(dstat ssat-d)"
+		info "fio's threads, by state and wait channel:"
+		ps -eLo stat=,wchan:32=,comm= | awk '$3 ~ /^fio/' | sort | uniq -c | sed 's/^/#   /'
+		waiting=$(ps -eLo stat,wchan:32,comm | awk '$3 ~ /^fio/ && ($1 ~ /^D/ || $2 ~ /read_events|aio|io_schedule|blk/)' | wc -l)
+		kill -TERM $pid
+		wait $pid
+		pk_fio_reap
+		[ "$(dstat ssat-d | awk '{ print $9 }')" = 0 ] && [ "$waiting" = 0 ] && return 3
+		fail "fio stalled with I/O outstanding (disk queue or a fio thread waiting on it)"
+		return 1
+	done
+	wait $pid
+	frc=$?
+	[ $frc = 0 ] && return 0
+	fail "fio exited with $frc (124: still running after ${limit}s)"
+	pk_fio_reap
+	return 1
+}
+
+# timeout signals fio's main process only: kill the job processes it
+# leaves behind (once, a fio started next to them hung at its start)
+pk_fio_reap() {
+	local i
+	pkill -KILL -x fio
+	for ((i = 0; i < 20; i++)); do pgrep -x fio >/dev/null || return 0; sleep 0.5; done
+}
+
 # Poisson arrivals at utilization 0.5: the mean response time is the
 # Pollaczek-Khinchine value for the service times the disk drew.
 ssadisk_pk() {
-	local n=10000 scale=0.3 rc=0 s
+	local n=10000 scale=0.3 rc=0 s try
 	mkdir -p "$WORK"
 	disk_create ssat-d /dev/ram0 131072 preset ct1992 time_scale $scale || return 1
 	# E[S] = 21.871 ms at scale 1 (seed 002, eq. 5, R_max 16.667 ms); rho = 0.5
 	local rate
 	rate=$(awk -v s=$scale 'BEGIN { printf "%d", 0.5 / (0.021871 * s) }')
-	ssadisk_trace_start "dev == $(dev_t_of ssat-d)"
-	echo 0 > $TR/events/ssadisk/ssadisk_service_end/enable
-	dmsetup message ssat-d 0 reset_stats
-	# fio's offload mode has hung here once in a few dozen runs: bound it,
-	# and say whether the disk was still serving when fio was stopped
-	local limit=$((3 * n / rate + 60)) frc
-	(cd /tmp && DEV=/dev/mapper/ssat-d NIOS=$n RATE=$rate timeout -k 10 $limit \
-		fio --section=poisson --output=/tmp/ssat-f0.out "$TOP/tests/fio/ssadisk.fio")
-	frc=$?
-	if [ $frc -ne 0 ]; then
-		fail "fio exited with $frc (124: still running after ${limit}s)"
-		info "disk now: $(dstat ssat-d)"
-		sleep 5
-		info "5 s later: $(dstat ssat-d)"
-		ps -eo pid,stat,wchan:32,cmd | grep -E '[f]io' | sed 's/^/# /'
-		rc=1
-	fi
+	for try in 1 2; do
+		ssadisk_trace_start "dev == $(dev_t_of ssat-d)"
+		echo 0 > $TR/events/ssadisk/ssadisk_service_end/enable
+		dmsetup message ssat-d 0 reset_stats
+		PK_NIOS=$n PK_RATE=$rate pk_fio
+		rc=$?
+		[ $rc = 3 ] || break
+		info "fio stalled on its own side (run $try); the run is started again"
+		ssadisk_trace_stop /dev/null
+	done
+	[ $rc = 3 ] && fail "fio stalled on its own side twice"
+	[ $rc = 0 ] || rc=1
 	s=$(dstat ssat-d)
 	ssadisk_trace_stop "$WORK/pk.trace"
 	info "rate $rate/s: $s"
