@@ -106,17 +106,19 @@ def main():
                     help="with --variants: the second column of ratios")
     ap.add_argument("--subject", default="ssastripe",
                     help="the target set against the reference (bench/parity: ssa)")
-    ap.add_argument("--progs", metavar="FILE",
-                    help="bpftool -j prog show output with run-time statistics")
+    ap.add_argument("--progs", metavar="FILE", action="append", default=[],
+                    help="bpftool -j prog show output with run-time statistics, "
+                         "named after the ssatrace mode it was taken in "
+                         "(progs-record.bpftool); repeatable")
     args = ap.parse_args()
     for kind, points in collect(args.dir).items():
         print(f"\n{kind}:\n")
         rows = (variants_table(points, args.baseline, args.reference)
                 if args.variants else table(points, args.reference, args.subject))
         print("\n".join(rows))
-    if args.progs:
-        progs = json.loads(pathlib.Path(args.progs).read_text())
-        print("\nssatrace's programs (kernel.bpf_stats_enabled):\n")
+    for path in map(pathlib.Path, args.progs):
+        progs = json.loads(path.read_text())
+        print(f"\nssatrace's programs, {path.stem} (kernel.bpf_stats_enabled):\n")
         print("\n".join(prog_cost_table(progs)))
 
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * ssatrace.bpf.c - BPF side of ssatrace: follows each dm-ssastripe request
- * through the module's tracepoints and emits one record per request, at
- * join, to a ring buffer.
+ * through the module's tracepoints and, at its join, either emits one
+ * record for it to a ring buffer (record) or adds its times to log2
+ * histograms kept in a map (hist).
  *
  * It attaches to the module's tracepoints as raw tracepoints and reads
  * their arguments, the documented tracing ABI; the module ships no BTF of
@@ -19,6 +20,7 @@ const volatile __u32 filter_dev;	/* 0: every device */
 const volatile __s32 filter_op = -1;	/* -1: every operation */
 const volatile __u64 min_lat_ns;
 const volatile bool link_disks;		/* --disk: follow children into ssadisk */
+const volatile bool hist_mode;		/* histograms here, no records */
 /* Wake the reader only once this much is waiting (it also polls). */
 const volatile __u64 wakeup_bytes = 1 << 20;
 
@@ -87,14 +89,14 @@ static __always_inline struct req_slot *find_slot(__u64 id, __u32 dev)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, SSATRACE_NR_DROPS);
+	__uint(max_entries, SSATRACE_NR_COUNTS);
 	__type(key, __u32);
 	__type(value, __u64);
-} drops SEC(".maps");
+} counts SEC(".maps");
 
-static void count_drop(__u32 what)
+static void count_event(__u32 what)
 {
-	__u64 *n = bpf_map_lookup_elem(&drops, &what);
+	__u64 *n = bpf_map_lookup_elem(&counts, &what);
 
 	if (n)
 		__sync_fetch_and_add(n, 1);
@@ -119,7 +121,7 @@ static __always_inline bool take_slot(struct req_slot *s, __u64 tag)
 	if (__sync_val_compare_and_swap(&s->tag, tag, SLOT_BUSY) != tag)
 		return false;
 	if (tag)
-		count_drop(SSATRACE_DROP_STALE);
+		count_event(SSATRACE_DROP_STALE);
 	return true;
 }
 
@@ -182,6 +184,101 @@ struct {
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
 
+/*
+ * hist: one histogram per device and op (response time) and per device,
+ * member and class (queueing and service time).  The counts only grow;
+ * userspace prints the difference from what it printed last.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SSATRACE_HISTS);
+	__type(key, struct ssatrace_hist_key);
+	__type(value, struct ssatrace_hist);
+} hists SEC(".maps");
+
+static struct ssatrace_hist empty_hist;	/* in .bss: all zero */
+
+/* The histogram slot of a time: 0 under 1 us, else 1 + floor(log2(us)). */
+static __always_inline __u32 hist_slot(__u64 ns)
+{
+	__u64 us = ns / 1000;
+	__u32 s = 0;
+
+	if (us >> 32) {
+		us >>= 32;
+		s += 32;
+	}
+	if (us >> 16) {
+		us >>= 16;
+		s += 16;
+	}
+	if (us >> 8) {
+		us >>= 8;
+		s += 8;
+	}
+	if (us >> 4) {
+		us >>= 4;
+		s += 4;
+	}
+	if (us >> 2) {
+		us >>= 2;
+		s += 2;
+	}
+	if (us >> 1) {
+		us >>= 1;
+		s += 1;
+	}
+	s += us;		/* us is 0 or 1 by now */
+	return s < SSATRACE_HIST_SLOTS ? s : SSATRACE_HIST_SLOTS - 1;
+}
+
+/*
+ * A global function: the verifier checks it once, on its own, rather than
+ * again at every call in hist_request()'s loop over up to 64 children.
+ */
+__noinline int hist_add(__u32 dev, __u32 kind, __u32 idx, __u32 class, __u64 ns)
+{
+	struct ssatrace_hist_key key = {
+		.dev = dev, .idx = idx, .kind = kind, .class = class,
+	};
+	struct ssatrace_hist *h;
+	__u32 s = hist_slot(ns);
+
+	h = bpf_map_lookup_elem(&hists, &key);
+	if (!h) {
+		bpf_map_update_elem(&hists, &key, &empty_hist, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(&hists, &key);
+		if (!h) {
+			count_event(SSATRACE_DROP_HIST);
+			return 0;
+		}
+	}
+	if (s < SSATRACE_HIST_SLOTS)
+		__sync_fetch_and_add(&h->slot[s], 1);
+	return 0;
+}
+
+/* hist: a joined request's response time and its children's times. */
+static void hist_request(const struct ssatrace_req *r, __u32 n)
+{
+	const struct ssatrace_child *c;
+	__u32 i;
+
+	hist_add(r->dev, SSATRACE_HIST_RESPONSE, r->op, 0, r->join_ns - r->fork_ns);
+	for (i = 0; i < SSATRACE_MAX_CHILDREN && i < n; i++) {
+		c = &r->child[i];
+		if ((c->seen32 & 7) != 7)
+			count_event(SSATRACE_HIST_INCOMPLETE);
+		if ((c->seen32 & 3) == 3)
+			hist_add(r->dev, SSATRACE_HIST_WAIT, c->member, c->class & 1,
+				 c->dispatched_ns - c->queued_ns);
+		if ((c->seen32 & 6) == 6)
+			hist_add(r->dev, SSATRACE_HIST_SERVICE, c->member, c->class & 1,
+				 c->completed_ns - c->dispatched_ns);
+	}
+	count_event(SSATRACE_HIST_REQS);
+}
+
 SEC("raw_tp/ssastripe_fork")
 int handle_fork(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -202,7 +299,7 @@ int handle_fork(struct bpf_raw_tracepoint_args *ctx)
 	now = bpf_ktime_get_ns();
 	s = claim_slot(id, dev, now);
 	if (!s) {
-		count_drop(SSATRACE_DROP_NOSTATE);
+		count_event(SSATRACE_DROP_NOSTATE);
 		return 0;
 	}
 	r = &s->req;
@@ -362,6 +459,12 @@ int handle_join(struct bpf_raw_tracepoint_args *ctx)
 	n = r->nr_seen;
 	if (n > SSATRACE_MAX_CHILDREN)
 		n = SSATRACE_MAX_CHILDREN;
+	if (r->join_ns - r->fork_ns < min_lat_ns)
+		goto out;
+	if (hist_mode) {
+		hist_request(r, n);
+		goto out;
+	}
 	size = __builtin_offsetof(struct ssatrace_req, child) +
 	       (__u64)n * sizeof(struct ssatrace_child);
 	/*
@@ -370,9 +473,9 @@ int handle_join(struct bpf_raw_tracepoint_args *ctx)
 	 */
 	flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
 		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (r->join_ns - r->fork_ns >= min_lat_ns &&
-	    bpf_ringbuf_output(&events, r, size, flags))
-		count_drop(SSATRACE_DROP_RINGBUF);
+	if (bpf_ringbuf_output(&events, r, size, flags))
+		count_event(SSATRACE_DROP_RINGBUF);
+out:
 	__sync_lock_test_and_set(&s->tag, 0);		/* free the slot */
 	return 0;
 }

@@ -285,52 +285,59 @@ static void print_json(const struct ssatrace_req *r, const struct derived *d)
 	fputs("]}\n", out);
 }
 
-/* Histograms: log2 of microseconds. */
-#define NSLOTS 32
-#define MAX_DEVS 16
-
-struct hist {
-	__u64 slot[NSLOTS];
+/*
+ * hist: the BPF side counts into log2 histograms of microseconds (map
+ * "hists"), which only grow.  Each print shows what was added since the
+ * last one, so no count is lost between reading a histogram and clearing
+ * it.
+ */
+struct hist_entry {
+	struct ssatrace_hist_key key;
+	struct ssatrace_hist h;
 };
 
-static struct devhist {
-	__u32 dev;
-	struct hist lat[6];
-	struct hist wait[SSATRACE_MAX_CHILDREN][2];
-	struct hist service[SSATRACE_MAX_CHILDREN][2];
-} *hists;
-static int nr_devs;
+static struct hist_entry *hist_last, *hist_now;
+static size_t nr_last;
 
-static void hist_add(struct hist *h, __u64 ns)
+/* per device: response times by op, then each member's classes */
+static int hist_key_cmp(const void *pa, const void *pb)
 {
-	__u64 us = ns / 1000;
-	int s = 0;
+	const struct ssatrace_hist_key *a = pa, *b = pb;
+	int ga = a->kind != SSATRACE_HIST_RESPONSE, gb = b->kind != SSATRACE_HIST_RESPONSE;
 
-	while (us > 1 && s < NSLOTS - 1) {
-		us >>= 1;
-		s++;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (ga != gb)
+		return ga - gb;
+	if (a->idx != b->idx)
+		return a->idx - b->idx;
+	if (a->class != b->class)
+		return a->class - b->class;
+	return a->kind - b->kind;
+}
+
+static size_t hist_read(int fd, struct hist_entry *e)
+{
+	struct ssatrace_hist_key key, *prev = NULL;
+	size_t n = 0;
+
+	/* the BPF side never deletes, so the walk sees every key once */
+	while (n < SSATRACE_HISTS && !bpf_map_get_next_key(fd, prev, &e[n].key)) {
+		key = e[n].key;
+		prev = &key;
+		if (!bpf_map_lookup_elem(fd, &key, &e[n].h))
+			n++;
 	}
-	if (ns / 1000)
-		s++;
-	h->slot[s < NSLOTS ? s : NSLOTS - 1]++;
+	qsort(e, n, sizeof(*e), hist_key_cmp);
+	return n;
 }
 
-static bool hist_empty(const struct hist *h)
-{
-	int i;
-
-	for (i = 0; i < NSLOTS; i++)
-		if (h->slot[i])
-			return false;
-	return true;
-}
-
-static void hist_print(const struct hist *h, const char *title)
+static void hist_print(const struct ssatrace_hist *h, const char *title)
 {
 	__u64 max = 0;
 	int i, lo = -1, hi = 0, j, stars;
 
-	for (i = 0; i < NSLOTS; i++) {
+	for (i = 0; i < SSATRACE_HIST_SLOTS; i++) {
 		if (h->slot[i] > max)
 			max = h->slot[i];
 		if (h->slot[i]) {
@@ -352,76 +359,48 @@ static void hist_print(const struct hist *h, const char *title)
 	printf("\n");
 }
 
-static struct devhist *devhist_of(__u32 dev)
+static void hist_title(const struct ssatrace_hist_key *k, char *buf, size_t len)
 {
-	int i;
+	unsigned int maj = k->dev >> 20, min = k->dev & 0xfffff;
 
-	for (i = 0; i < nr_devs; i++)
-		if (hists[i].dev == dev)
-			return &hists[i];
-	if (nr_devs == MAX_DEVS)
-		return NULL;
-	hists[nr_devs].dev = dev;
-	return &hists[nr_devs++];
+	if (k->kind == SSATRACE_HIST_RESPONSE)
+		snprintf(buf, len, "device %u:%u %s: response time (fork to join)",
+			 maj, min, op_names[k->idx < 6 ? k->idx : 5]);
+	else
+		snprintf(buf, len, "device %u:%u member %u %s: %s time", maj, min,
+			 k->idx, class_names[k->class & 1],
+			 k->kind == SSATRACE_HIST_WAIT ? "queueing" : "service");
 }
 
-static void hist_record(const struct ssatrace_req *r)
+/* Print what each histogram gained since the last print. */
+static void hist_print_all(int fd)
 {
-	struct devhist *h = devhist_of(r->dev);
-	unsigned int i, n = r->nr_seen;
-
-	if (!h)
-		return;
-	hist_add(&h->lat[r->op < 6 ? r->op : 5], r->join_ns - r->fork_ns);
-	if (n > SSATRACE_MAX_CHILDREN)
-		n = SSATRACE_MAX_CHILDREN;
-	for (i = 0; i < n; i++) {
-		const struct ssatrace_child *c = &r->child[i];
-		unsigned int m = c->member % SSATRACE_MAX_CHILDREN;
-
-		if ((c->seen32 & 3) == 3)
-			hist_add(&h->wait[m][c->class & 1], c->dispatched_ns - c->queued_ns);
-		if ((c->seen32 & 6) == 6)
-			hist_add(&h->service[m][c->class & 1],
-				 c->completed_ns - c->dispatched_ns);
-	}
-}
-
-static void hist_print_all(void)
-{
+	struct hist_entry *t;
 	char title[128];
-	int d, o, m, c;
+	size_t n, i;
+	int s;
 
-	for (d = 0; d < nr_devs; d++) {
-		struct devhist *h = &hists[d];
-		unsigned int maj = h->dev >> 20, min = h->dev & 0xfffff;
+	n = hist_read(fd, hist_now);
+	for (i = 0; i < n; i++) {
+		struct hist_entry *e = &hist_now[i], *was;
+		struct ssatrace_hist d;
+		bool any = false;
 
-		for (o = 0; o < 6; o++) {
-			if (hist_empty(&h->lat[o]))
-				continue;
-			snprintf(title, sizeof(title), "device %u:%u %s: response time (fork to join)",
-				 maj, min, op_names[o]);
-			hist_print(&h->lat[o], title);
+		was = bsearch(&e->key, hist_last, nr_last, sizeof(*e), hist_key_cmp);
+		for (s = 0; s < SSATRACE_HIST_SLOTS; s++) {
+			d.slot[s] = e->h.slot[s] - (was ? was->h.slot[s] : 0);
+			any |= d.slot[s] != 0;
 		}
-		for (m = 0; m < SSATRACE_MAX_CHILDREN; m++) {
-			for (c = 0; c < 2; c++) {
-				if (!hist_empty(&h->wait[m][c])) {
-					snprintf(title, sizeof(title),
-						 "device %u:%u member %d %s: queueing time",
-						 maj, min, m, class_names[c]);
-					hist_print(&h->wait[m][c], title);
-				}
-				if (!hist_empty(&h->service[m][c])) {
-					snprintf(title, sizeof(title),
-						 "device %u:%u member %d %s: service time",
-						 maj, min, m, class_names[c]);
-					hist_print(&h->service[m][c], title);
-				}
-			}
-		}
+		if (!any)
+			continue;
+		hist_title(&e->key, title, sizeof(title));
+		hist_print(&d, title);
 	}
-	memset(hists, 0, sizeof(*hists) * MAX_DEVS);
-	nr_devs = 0;
+	fflush(stdout);
+	t = hist_last;
+	hist_last = hist_now;
+	hist_now = t;
+	nr_last = n;
 }
 
 static unsigned long long nr_records;
@@ -439,10 +418,6 @@ static int handle_event(void *ctx, void *data, size_t size)
 	for (i = 0; i < r->nr_seen && i < SSATRACE_MAX_CHILDREN; i++)
 		if ((r->child[i].seen32 & 7) != 7)
 			nr_incomplete++;
-	if (env.mode == MODE_HIST) {
-		hist_record(r);
-		return 0;
-	}
 	derive(r, &d);
 	if (env.format == FMT_JSON)
 		print_json(r, &d);
@@ -472,21 +447,29 @@ static unsigned long long prog_misses(struct ssatrace_bpf *skel)
 	return n;
 }
 
-static void report_drops(struct ssatrace_bpf *skel)
+static void report_counts(struct ssatrace_bpf *skel)
 {
-	int fd = bpf_map__fd(skel->maps.drops);
-	__u64 n[SSATRACE_NR_DROPS] = {};
+	int fd = bpf_map__fd(skel->maps.counts);
+	unsigned long long n[SSATRACE_NR_COUNTS] = {};
+	__u64 v;
 	__u32 k;
 
-	for (k = 0; k < SSATRACE_NR_DROPS; k++)
-		bpf_map_lookup_elem(fd, &k, &n[k]);
-	fprintf(stderr, "ssatrace: %llu records, %llu lost (ring buffer full), "
-		"%llu requests untracked (request table full), %llu events missed "
-		"(nested), %llu children with missing events, %llu requests given "
-		"up (join never seen)\n",
-		nr_records, (unsigned long long)n[SSATRACE_DROP_RINGBUF],
-		(unsigned long long)n[SSATRACE_DROP_NOSTATE], prog_misses(skel),
-		nr_incomplete, (unsigned long long)n[SSATRACE_DROP_STALE]);
+	for (k = 0; k < SSATRACE_NR_COUNTS; k++)
+		if (!bpf_map_lookup_elem(fd, &k, &v))
+			n[k] = v;
+	if (env.mode == MODE_HIST)
+		fprintf(stderr, "ssatrace: %llu requests in the histograms, %llu times "
+			"lost (histogram table full), ", n[SSATRACE_HIST_REQS],
+			n[SSATRACE_DROP_HIST]);
+	else
+		fprintf(stderr, "ssatrace: %llu records, %llu lost (ring buffer full), ",
+			nr_records, n[SSATRACE_DROP_RINGBUF]);
+	fprintf(stderr, "%llu requests untracked (request table full), %llu events "
+		"missed (nested), %llu children with missing events, %llu requests "
+		"given up (join never seen)\n",
+		n[SSATRACE_DROP_NOSTATE], prog_misses(skel),
+		env.mode == MODE_HIST ? n[SSATRACE_HIST_INCOMPLETE] : nr_incomplete,
+		n[SSATRACE_DROP_STALE]);
 }
 
 static __u64 now_s(void)
@@ -528,6 +511,10 @@ int main(int argc, char **argv)
 	skel->rodata->filter_op = env.op;
 	skel->rodata->min_lat_ns = env.min_lat_us * 1000;
 	skel->rodata->link_disks = env.disk;
+	skel->rodata->hist_mode = env.mode == MODE_HIST;
+	/* hist sends no records: the smallest ring buffer will do */
+	if (env.mode == MODE_HIST)
+		bpf_map__set_max_entries(skel->maps.events, getpagesize());
 	if (!env.disk)
 		bpf_program__set_autoload(skel->progs.handle_disk_start, false);
 
@@ -554,8 +541,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (env.mode == MODE_HIST) {
-		hists = calloc(MAX_DEVS, sizeof(*hists));
-		if (!hists) {
+		hist_last = calloc(SSATRACE_HISTS, sizeof(*hist_last));
+		hist_now = calloc(SSATRACE_HISTS, sizeof(*hist_now));
+		if (!hist_last || !hist_now) {
 			err = -ENOMEM;
 			goto cleanup;
 		}
@@ -594,21 +582,22 @@ int main(int argc, char **argv)
 			break;
 		if (env.mode == MODE_HIST && env.interval &&
 		    now_s() - last_print >= (__u64)env.interval) {
-			hist_print_all();
+			hist_print_all(bpf_map__fd(skel->maps.hists));
 			last_print = now_s();
 		}
 	}
 	/* drain what is left */
 	ring_buffer__consume(rb);
 	if (env.mode == MODE_HIST)
-		hist_print_all();
-	report_drops(skel);
+		hist_print_all(bpf_map__fd(skel->maps.hists));
+	report_counts(skel);
 
 cleanup:
 	if (out && out != stdout)
 		fclose(out);
 	ring_buffer__free(rb);
 	ssatrace_bpf__destroy(skel);
-	free(hists);
+	free(hist_last);
+	free(hist_now);
 	return err ? 1 : 0;
 }

@@ -39,12 +39,40 @@ struct ssatrace_req {
 	struct ssatrace_child child[SSATRACE_MAX_CHILDREN];
 };
 
-/* Counters of what could not be recorded (array map "drops"). */
-enum ssatrace_drop {
+/* Counters kept by the BPF side (array map "counts"). */
+enum ssatrace_count {
 	SSATRACE_DROP_RINGBUF,	/* ring buffer full at join */
 	SSATRACE_DROP_NOSTATE,	/* request table full at fork */
 	SSATRACE_DROP_STALE,	/* join never seen: its slot taken back */
-	SSATRACE_NR_DROPS,
+	SSATRACE_DROP_HIST,	/* hist: histogram table full */
+	SSATRACE_HIST_REQS,	/* hist: requests added to the histograms */
+	SSATRACE_HIST_INCOMPLETE, /* hist: their children with missing events */
+	SSATRACE_NR_COUNTS,
+};
+
+/*
+ * hist: log2 histograms of microseconds, kept by the BPF side in the hash
+ * map "hists".  Slot 0 counts times under 1 us, slot s > 0 times of
+ * 2^(s-1) to 2^s - 1 us; the last slot also takes everything longer.
+ */
+#define SSATRACE_HIST_SLOTS	32
+#define SSATRACE_HISTS		4096	/* histograms the map can hold */
+
+enum ssatrace_hist_kind {
+	SSATRACE_HIST_RESPONSE,	/* fork to join; idx is the op */
+	SSATRACE_HIST_WAIT,	/* a child's queued to dispatched; idx is the member */
+	SSATRACE_HIST_SERVICE,	/* a child's dispatched to completed */
+};
+
+struct ssatrace_hist_key {
+	__u32 dev;
+	__u16 idx;
+	__u8 kind;
+	__u8 class;		/* WAIT, SERVICE: 0 high, 1 low */
+};
+
+struct ssatrace_hist {
+	__u64 slot[SSATRACE_HIST_SLOTS];
 };
 
 #endif /* SSATRACE_H */
