@@ -314,7 +314,8 @@ int handle_fork(struct bpf_raw_tracepoint_args *ctx)
 	r->status = 0;
 	r->op = op;
 	r->truncated = 0;
-	bpf_get_current_comm(r->comm, sizeof(r->comm));
+	if (!hist_mode)		/* only records show it */
+		bpf_get_current_comm(r->comm, sizeof(r->comm));
 	/*
 	 * Clear what the last occupant left in the children this one will
 	 * use, so that a child whose event is missed shows zeros, not

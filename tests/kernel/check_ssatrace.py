@@ -9,10 +9,16 @@ not checked but counted as incomplete.  Prints one JSON line of counts: records,
 children, records and mean response time per submitting task, records and
 children per device.
 Exits 1 on a violation.  Usage: check_ssatrace.py FILE [--format csv|json]
+
+With --format hist, FILE is the output of ssatrace hist, and the line of
+JSON sums each histogram's counts over all its prints: "response" (every
+response-time histogram), "m<member>.<class>.<queueing|service>", and
+"high" (every high-class histogram).
 """
 import argparse
 import csv
 import json
+import re
 import sys
 from collections import defaultdict
 
@@ -91,11 +97,35 @@ def summarize(records):
     }
 
 
+HIST_TITLE = re.compile(r"(response) time|member (\d+) (high|low): (queueing|service) time")
+HIST_ROW = re.compile(r"\s+\d+ -> \d+\s+: (\d+)")
+
+
+def hist_sums(lines):
+    """Counts per histogram, summed over every print of it."""
+    sums, kind = defaultdict(int), None
+    for line in lines:
+        t = HIST_TITLE.search(line)
+        if t:
+            kind = "response" if t.group(1) else f"m{t.group(2)}.{t.group(3)}.{t.group(4)}"
+            continue
+        row = HIST_ROW.match(line)
+        if row and kind:
+            sums[kind] += int(row.group(1))
+            if ".high." in kind:
+                sums["high"] += int(row.group(1))
+    return dict(sums)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("file")
-    ap.add_argument("--format", choices=["csv", "json"], default="csv")
+    ap.add_argument("--format", choices=["csv", "json", "hist"], default="csv")
     args = ap.parse_args()
+    if args.format == "hist":
+        with open(args.file) as f:
+            print(json.dumps(hist_sums(f), sort_keys=True))
+        return 0
     records = (read_csv if args.format == "csv" else read_json)(args.file)
     errors = check(records)
     for e in errors[:20]:

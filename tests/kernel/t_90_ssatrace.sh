@@ -72,13 +72,14 @@ PY
 # status counters say happened: one response time per request, one queueing
 # and one service time per dispatched child, per member.
 ssatrace_hist() {
-	local rc=0 m r0 d0=() d=()
+	local rc=0 m r0 d d0=()
 	ssat_ready || return $KSFT_SKIP
 	vol_create ssat-s $((4 * 65536)) stripe 16 "$(nullb_members 4)" 2 queue_depth 1 || return 1
 	mkdir -p "$WORK"
 	r0=$(( $(vstat ssat-s req_r) + $(vstat ssat-s req_w) ))
 	for m in 0 1 2 3; do d0+=("$(mstat ssat-s $m dlow)"); done
-	ssatrace_start hist -i 1 -D ssat-s > "$WORK/hist.txt" || { fail "ssatrace did not start"; return 1; }
+	ssatrace_start hist -i 1 -D ssat-s > "$WORK/hist.txt" ||
+		{ cat "$WORK/hist.txt"; fail "ssatrace did not start"; return 1; }
 	(cd "$WORK" && fio --name=s --filename=/dev/mapper/ssat-s --direct=1 --ioengine=libaio \
 		--rw=randrw --bssplit=4k/70:64k/30 --iodepth=8 --time_based --runtime=3 \
 		--output-format=terse >/dev/null) || { fail "fio failed"; rc=1; }
@@ -94,35 +95,18 @@ ssatrace_hist() {
 	done
 	[ "$(grep -c "read: response time" "$WORK/hist.txt")" -ge 2 ] ||
 		{ fail "-i 1 over 3 s printed fewer than two read histograms"; rc=1; }
-	for m in 0 1 2 3; do d+=($(( $(mstat ssat-s $m dlow) - d0[m] ))); done
-	python3 - "$WORK/hist.txt" "$(( $(vstat ssat-s req_r) + $(vstat ssat-s req_w) - r0 ))" \
-		"${d[@]}" <<'PY' || rc=1
-import re, sys
-from collections import Counter
-text, requests, dispatched = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3:]]
-sums, kind = Counter(), None
-for line in open(text):
-    t = re.search(r"(response) time|member (\d+) (\w+): (queueing|service) time", line)
-    if t:
-        kind = "response" if t.group(1) else (int(t.group(2)), t.group(3), t.group(4))
-        continue
-    b = re.match(r"\s+\d+ -> \d+\s+: (\d+)", line)
-    if b and kind:
-        sums[kind] += int(b.group(1))
-ok = True
-def want(what, got, exp):
-    global ok
-    print(f"# {what}: {got} (want {exp})")
-    if got != exp:
-        print(f"FAIL: {what}")
-        ok = False
-want("response times = requests in status", sums["response"], requests)
-for m, n in enumerate(dispatched):
-    want(f"member {m} queueing times = dispatched", sums[(m, "low", "queueing")], n)
-    want(f"member {m} service times = dispatched", sums[(m, "low", "service")], n)
-want("high-class times (none issued)", sum(v for k, v in sums.items() if k[1:2] == ("high",)), 0)
-sys.exit(0 if ok else 1)
-PY
+	local sums requests
+	sums=$(python3 "$CHECK_SSAT" "$WORK/hist.txt" --format hist)
+	info "sums: $sums"
+	hsum() { python3 -c 'import json, sys; print(json.loads(sys.argv[1]).get(sys.argv[2], 0))' "$sums" "$1"; }
+	requests=$(( $(vstat ssat-s req_r) + $(vstat ssat-s req_w) - r0 ))
+	expect_eq "response times counted vs requests in status" "$(hsum response)" $requests || rc=1
+	for m in 0 1 2 3; do
+		d=$(( $(mstat ssat-s $m dlow) - d0[m] ))
+		expect_eq "member $m queueing times vs dispatched" "$(hsum m$m.low.queueing)" $d || rc=1
+		expect_eq "member $m service times vs dispatched" "$(hsum m$m.low.service)" $d || rc=1
+	done
+	expect_eq "high-class times (none issued)" "$(hsum high)" 0 || rc=1
 	grep -Eq " 0 times lost.* 0 children with missing events" "$WORK/ssatrace.err" ||
 		{ fail "times were lost or child events missed"; rc=1; }
 	return $rc
