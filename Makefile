@@ -53,11 +53,18 @@ $(BUILD)/unit/test_disk: tests/unit/test_disk.c tests/unit/kcompat.h tests/unit/
 	gcc -O2 -Wall -Wextra -Werror -Itests/unit -Idm-ssastripe -o $@ \
 		tests/unit/test_disk.c dm-ssastripe/ssa-disk-model.c -lm
 
-UNIT := $(BUILD)/unit/test_layout $(BUILD)/unit/test_disk
+$(BUILD)/unit/test_ssatrace: tests/unit/test_ssatrace.c tests/unit/tap.h \
+		tools/ssatrace/ssatrace.h
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -Werror -Itests/unit -Itools/ssatrace -o $@ \
+		tests/unit/test_ssatrace.c
+
+UNIT := $(BUILD)/unit/test_layout $(BUILD)/unit/test_disk $(BUILD)/unit/test_ssatrace
 
 unit: $(UNIT)
 	@$(BUILD)/unit/test_layout
 	@$(BUILD)/unit/test_disk
+	@$(BUILD)/unit/test_ssatrace
 
 lint: bootstrap
 	@tests/lint

@@ -21,6 +21,12 @@ const volatile __s32 filter_op = -1;	/* -1: every operation */
 const volatile __u64 min_lat_ns;
 const volatile bool link_disks;		/* --disk: follow children into ssadisk */
 const volatile bool hist_mode;		/* histograms here, no records */
+/*
+ * Test-only (--test-keep-slots): a join sends its record or histogram
+ * times but leaves its slot taken, as if the join had been missed, so that
+ * the tests can reach the take-back paths of claim_slot().
+ */
+const volatile bool test_keep_slots;
 /* Wake the reader only once this much is waiting (it also polls). */
 const volatile __u64 wakeup_bytes = 1 << 20;
 
@@ -198,40 +204,6 @@ struct {
 
 static struct ssatrace_hist empty_hist;	/* in .bss: all zero */
 
-/* The histogram slot of a time: 0 under 1 us, else 1 + floor(log2(us)). */
-static __always_inline __u32 hist_slot(__u64 ns)
-{
-	__u64 us = ns / 1000;
-	__u32 s = 0;
-
-	if (us >> 32) {
-		us >>= 32;
-		s += 32;
-	}
-	if (us >> 16) {
-		us >>= 16;
-		s += 16;
-	}
-	if (us >> 8) {
-		us >>= 8;
-		s += 8;
-	}
-	if (us >> 4) {
-		us >>= 4;
-		s += 4;
-	}
-	if (us >> 2) {
-		us >>= 2;
-		s += 2;
-	}
-	if (us >> 1) {
-		us >>= 1;
-		s += 1;
-	}
-	s += us;		/* us is 0 or 1 by now */
-	return s < SSATRACE_HIST_SLOTS ? s : SSATRACE_HIST_SLOTS - 1;
-}
-
 /*
  * A global function: the verifier checks it once, on its own, rather than
  * again at every call in hist_request()'s loop over up to 64 children.
@@ -242,7 +214,7 @@ __noinline int hist_add(__u32 dev, __u32 kind, __u32 idx, __u32 class, __u64 ns)
 		.dev = dev, .idx = idx, .kind = kind, .class = class,
 	};
 	struct ssatrace_hist *h;
-	__u32 s = hist_slot(ns);
+	__u32 s = ssatrace_hist_slot(ns);
 
 	h = bpf_map_lookup_elem(&hists, &key);
 	if (!h) {
@@ -477,6 +449,7 @@ int handle_join(struct bpf_raw_tracepoint_args *ctx)
 	if (bpf_ringbuf_output(&events, r, size, flags))
 		count_event(SSATRACE_DROP_RINGBUF);
 out:
-	__sync_lock_test_and_set(&s->tag, 0);		/* free the slot */
+	if (!test_keep_slots)
+		__sync_lock_test_and_set(&s->tag, 0);	/* free the slot */
 	return 0;
 }

@@ -221,9 +221,85 @@ jq_dev() {
 	python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); d=s["by_dev"].get(sys.argv[2], {}) if sys.argv[2] else s; print(d.get(sys.argv[3], 0))' "$@"
 }
 
+# A slot whose join was never seen is taken back.  --test-keep-slots makes
+# every join keep its slot, as if missed (test-only).  (1) After a table
+# reload the ids start again: each request whose (device, id) is still in
+# the table takes that slot back, so "given up" must equal the ids seen both
+# before and after the reload.  (2) Once the table is full, forks go
+# untracked until the slots are over 30 s old; then every request is
+# recorded again, in a slot taken back.
+mono_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
+
+ssatrace_given_up() {
+	local rc=0 t r0 r1 r2
+	ssat_ready || return $KSFT_SKIP
+	vol_create ssat-s $((4 * 65536)) stripe 16 "$(nullb_members 4)" || return 1
+	ssat_load() {	# N QD
+		(cd "$WORK" && fio --name=s --filename=/dev/mapper/ssat-s --direct=1 \
+			--ioengine=libaio --rw=randread --bs=4k --iodepth="$2" \
+			--number_ios="$1" --output-format=terse >/dev/null) || fail "fio failed"
+	}
+	ssatrace_start record --test-keep-slots -D ssat-s -o "$WORK/a.csv" || return 1
+	ssat_load 300 4 || rc=1
+	t=$(mono_ns)
+	dmsetup suspend ssat-s && dmsetup reload ssat-s --table "$(dmsetup table ssat-s)" &&
+		dmsetup resume ssat-s || { fail "reload failed"; rc=1; }
+	ssat_load 200 4 || rc=1
+	sleep 0.5
+	ssatrace_stop
+	cat "$WORK/ssatrace.err"
+	python3 - "$WORK/a.csv" "$t" "$WORK/ssatrace.err" <<'PY' || rc=1
+import csv, re, sys
+t = int(sys.argv[2])
+before, after = set(), set()
+for r in csv.DictReader(open(sys.argv[1])):
+    (before if int(r["fork_ns"]) < t else after).add(int(r["id"]))
+given = int(re.search(r"(\d+) requests given up", open(sys.argv[3]).read()).group(1))
+print(f"# {len(before)} ids before the reload, {len(after)} after, {len(before & after)} in both; "
+      f"{given} given up")
+ok = len(before) >= 300 and len(after) >= 200 and given == len(before & after) and given > 0
+print("ok: given up = ids in both" if ok else "FAIL: given up should equal the ids in both")
+sys.exit(0 if ok else 1)
+PY
+
+	r0=$(( $(vstat ssat-s req_r) + $(vstat ssat-s req_w) ))
+	ssatrace_start record --test-keep-slots -D ssat-s -o "$WORK/b.csv" || return 1
+	ssat_load 20000 32 || rc=1
+	info "table filled; waiting 31 s for its slots to go stale"
+	sleep 31
+	t=$(mono_ns)
+	r1=$(( $(vstat ssat-s req_r) + $(vstat ssat-s req_w) ))
+	ssat_load 300 4 || rc=1
+	sleep 0.5
+	ssatrace_stop
+	cat "$WORK/ssatrace.err"
+	r2=$(( $(vstat ssat-s req_r) + $(vstat ssat-s req_w) ))
+	python3 - "$WORK/b.csv" "$t" "$WORK/ssatrace.err" $((r1 - r0)) $((r2 - r1)) <<'PY' || rc=1
+import csv, re, sys
+t, err = int(sys.argv[2]), open(sys.argv[3]).read()
+filled, late_req = int(sys.argv[4]), int(sys.argv[5])
+rows = list(csv.DictReader(open(sys.argv[1])))
+late = sum(int(r["fork_ns"]) >= t for r in rows)
+count = lambda what: int(re.search(r"(\d+) " + what, err).group(1))
+untracked, given = count("requests untracked"), count("requests given up")
+print(f"# filling: {filled} requests, {len(rows) - late} recorded, {untracked} untracked; "
+      f"after the wait: {late_req} requests, {late} recorded, {given} given up")
+ok = True
+for name, good in (("filling: records + untracked = requests", len(rows) - late + untracked == filled),
+                   ("filling: the table filled up", untracked > 0),
+                   ("after the wait: every request recorded", late == late_req and late >= 300),
+                   ("after the wait: each in a slot taken back", given == late)):
+    print(f"{'ok' if good else 'FAIL'}: {name}")
+    ok = ok and good
+sys.exit(0 if ok else 1)
+PY
+	return $rc
+}
+
 register ssatrace_record_csv ssatrace_record csv
 register ssatrace_record_json ssatrace_record json
 register ssatrace_hist ssatrace_hist
 register ssatrace_filters ssatrace_filters
 register ssatrace_overrun ssatrace_overrun
 register ssatrace_two_devices ssatrace_two_devices
+register ssatrace_given_up ssatrace_given_up

@@ -27,6 +27,8 @@
 enum mode { MODE_RECORD, MODE_HIST };
 enum format { FMT_CSV, FMT_JSON };
 
+#define OPT_TEST_KEEP_SLOTS	0x100	/* an option with no short form */
+
 #define POLL_MS	50	/* how often the ring buffer is read at the least */
 
 static struct env {
@@ -40,6 +42,7 @@ static struct env {
 	int interval;
 	bool verbose;
 	bool disk;
+	bool test_keep_slots;
 } env = { .op = -1, .interval = 0 };
 
 static const char *const op_names[] = {
@@ -73,6 +76,8 @@ static const struct argp_option opts[] = {
 	{ "disk", 'k', NULL, 0, "record: follow each child into its ssadisk member and add "
 	  "when the disk began serving it (disk_start_ns)", 0 },
 	{ "verbose", 'v', NULL, 0, "print libbpf debug messages", 0 },
+	/* test-only: as if every join were missed (Documentation/testing.rst) */
+	{ "test-keep-slots", OPT_TEST_KEEP_SLOTS, NULL, OPTION_HIDDEN, NULL, 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "show the full help", 0 },
 	{},
 };
@@ -132,6 +137,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'k':
 		env.disk = true;
+		break;
+	case OPT_TEST_KEEP_SLOTS:
+		env.test_keep_slots = true;
 		break;
 	case ARGP_KEY_ARG:
 		if (state->arg_num)
@@ -348,7 +356,7 @@ static void hist_print(const struct ssatrace_hist *h, const char *title)
 	}
 	printf("%s\n%20s : %-8s |%-40s|\n", title, "usecs", "count", "distribution");
 	for (i = lo; i <= hi && lo >= 0; i++) {
-		__u64 from = i ? 1ULL << (i - 1) : 0, to = (1ULL << i) - 1;
+		__u64 from = ssatrace_hist_lo_us(i), to = ssatrace_hist_hi_us(i);
 
 		stars = max ? (int)(h->slot[i] * 40 / max) : 0;
 		printf("%10llu -> %-7llu : %-8llu |", from, to, h->slot[i]);
@@ -512,6 +520,7 @@ int main(int argc, char **argv)
 	skel->rodata->min_lat_ns = env.min_lat_us * 1000;
 	skel->rodata->link_disks = env.disk;
 	skel->rodata->hist_mode = env.mode == MODE_HIST;
+	skel->rodata->test_keep_slots = env.test_keep_slots;
 	/* hist sends no records: the smallest ring buffer will do */
 	if (env.mode == MODE_HIST)
 		bpf_map__set_max_entries(skel->maps.events, getpagesize());

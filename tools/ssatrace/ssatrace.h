@@ -75,4 +75,32 @@ struct ssatrace_hist {
 	__u64 slot[SSATRACE_HIST_SLOTS];
 };
 
+/* The slot of a time in ns (the BPF side counts with it). */
+static inline __u32 ssatrace_hist_slot(__u64 ns)
+{
+	__u64 us = ns / 1000;
+	__u32 s = 0, shift;
+
+	/* binary search for the highest set bit */
+	for (shift = 32; shift; shift >>= 1) {
+		if (us >> shift) {
+			us >>= shift;
+			s += shift;
+		}
+	}
+	s += us;		/* us is 0 or 1 by now */
+	return s < SSATRACE_HIST_SLOTS ? s : SSATRACE_HIST_SLOTS - 1;
+}
+
+/* The first and last microsecond of slot @s (userspace labels it so). */
+static inline __u64 ssatrace_hist_lo_us(__u32 s)
+{
+	return s ? 1ULL << (s - 1) : 0;
+}
+
+static inline __u64 ssatrace_hist_hi_us(__u32 s)
+{
+	return (1ULL << s) - 1;
+}
+
 #endif /* SSATRACE_H */
