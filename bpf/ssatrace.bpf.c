@@ -225,7 +225,7 @@ __noinline int hist_add(__u32 dev, __u32 kind, __u32 idx, __u32 class, __u64 ns)
 			return 0;
 		}
 	}
-	if (s < SSATRACE_HIST_SLOTS)
+	if (s < SSATRACE_HIST_SLOTS)	/* always; the verifier wants to see it */
 		__sync_fetch_and_add(&h->slot[s], 1);
 	return 0;
 }

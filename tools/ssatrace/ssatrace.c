@@ -329,7 +329,7 @@ static size_t hist_read(int fd, struct hist_entry *e)
 	struct ssatrace_hist_key key, *prev = NULL;
 	size_t n = 0;
 
-	/* the BPF side never deletes, so the walk sees every key once */
+	/* the BPF side never deletes, so the walk never loses its place */
 	while (n < SSATRACE_HISTS && !bpf_map_get_next_key(fd, prev, &e[n].key)) {
 		key = e[n].key;
 		prev = &key;
@@ -521,9 +521,11 @@ int main(int argc, char **argv)
 	skel->rodata->link_disks = env.disk;
 	skel->rodata->hist_mode = env.mode == MODE_HIST;
 	skel->rodata->test_keep_slots = env.test_keep_slots;
-	/* hist sends no records: the smallest ring buffer will do */
+	/* each mode leaves the other's map unused: make it as small as it goes */
 	if (env.mode == MODE_HIST)
 		bpf_map__set_max_entries(skel->maps.events, getpagesize());
+	else
+		bpf_map__set_max_entries(skel->maps.hists, 1);
 	if (!env.disk)
 		bpf_program__set_autoload(skel->progs.handle_disk_start, false);
 
