@@ -134,6 +134,7 @@ ssatrace_filters() {
 	expect_eq "records slower than 100 ms" "$(tail -n +2 "$WORK/m.csv" | wc -l)" 0 || rc=1
 	"$SSATRACE" record -D /dev/ssat-nonexistent 2>/dev/null && { fail "unknown device accepted"; rc=1; }
 	"$SSATRACE" frobnicate 2>/dev/null && { fail "unknown mode accepted"; rc=1; }
+	"$SSATRACE" hist --disk -d 1 2>/dev/null && { fail "hist --disk accepted"; rc=1; }
 	return $rc
 }
 

@@ -154,6 +154,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (state->arg_num < 1)
 			argp_error(state, "which mode: record or hist?");
+		/* hist has no per-child disk times to show: do not link for nothing */
+		if (env.disk && env.mode != MODE_RECORD)
+			argp_error(state, "--disk is for record mode");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
