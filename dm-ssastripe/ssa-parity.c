@@ -1265,6 +1265,13 @@ static void ssa_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk)
 		queue_work(par->start_wq, &par->start_work);
 }
 
+static const char *ssa_walk_name(struct ssa_parity *par)
+{
+	return par->scrub_rebuild ? "rebuild" :
+	       par->scrub_resync ? "initial sync" :
+	       par->scrub_repair ? "repair" : "check";
+}
+
 /* Synchronous I/O of @sectors at member sector @ms of member @m. */
 static int ssa_scrub_io(struct ssa_ctx *sc, unsigned int m, u64 ms,
 			struct page **pages, u32 sectors, blk_opf_t opf)
@@ -1289,6 +1296,21 @@ static int ssa_scrub_io(struct ssa_ctx *sc, unsigned int m, u64 ms,
 }
 
 /*
+ * A walk's read or write of member @m failed: the member fails, as it would
+ * for a user's I/O, and the walk ends (a check has nothing left to compare
+ * with; the initial sync cannot go on without every member).
+ */
+static int ssa_scrub_error(struct ssa_ctx *sc, unsigned int m,
+			   const char *what, int r)
+{
+	DMERR("%s: %s: member %u: %s error %d",
+	      dm_device_name(dm_table_get_md(sc->ti->table)),
+	      ssa_walk_name(sc->par), m, what, r);
+	ssa_member_error(sc, m, errno_to_blk_status(r), NULL);
+	return r;
+}
+
+/*
  * Check (and with repair, rewrite) one slice [off, off + len) of a group:
  * the XOR of its N chunks must be zero.  bufs: N + 1 buffers of pages.
  */
@@ -1300,32 +1322,31 @@ static int ssa_scrub_slice(struct ssa_ctx *sc, const struct ssa_group *grp,
 	u32 bytes = len << SECTOR_SHIFT, i;
 	int r;
 
+	*bad = false;
 	for (m = 0; m < n; m++) {
 		u64 ms = sc->layout->group_chunk(&sc->geom, grp, m) *
 			 sc->geom.chunk + off;
 
 		r = ssa_scrub_io(sc, m, ms, bufs[m], len, REQ_OP_READ);
-		if (r) {
-			DMERR("%s: check: member %u: read error %d",
-			      dm_device_name(dm_table_get_md(sc->ti->table)),
-			      m, r);
-			return r;
-		}
+		if (r)
+			return ssa_scrub_error(sc, m, "read", r);
 	}
 	/* acc = XOR of the data chunks; it must equal the parity */
 	ssa_zero_buf(acc, bytes);
 	for (m = 0; m < n; m++)
 		if (m != grp->pmember)
 			ssa_xor_buf(acc, 0, bufs[m], 0, bytes);
-	*bad = false;
 	for (i = 0; i < bytes && !*bad; i += PAGE_SIZE)
 		*bad = memcmp(page_address(acc[i >> PAGE_SHIFT]),
 			      page_address(bufs[grp->pmember][i >> PAGE_SHIFT]),
 			      min_t(u32, PAGE_SIZE, bytes - i)) != 0;
-	if (*bad && sc->par->scrub_repair)
-		return ssa_scrub_io(sc, grp->pmember,
-				    grp->pchunk * sc->geom.chunk + off, acc,
-				    len, REQ_OP_WRITE | REQ_SYNC);
+	if (*bad && sc->par->scrub_repair) {
+		r = ssa_scrub_io(sc, grp->pmember,
+				 grp->pchunk * sc->geom.chunk + off, acc, len,
+				 REQ_OP_WRITE | REQ_SYNC);
+		if (r)
+			return ssa_scrub_error(sc, grp->pmember, "write", r);
+	}
 	return 0;
 }
 
@@ -1337,13 +1358,6 @@ static void ssa_unsynced_warn(struct ssa_ctx *sc, int m)
 }
 
 static int ssa_rebuild_walk(struct ssa_ctx *sc);
-
-static const char *ssa_walk_name(struct ssa_parity *par)
-{
-	return par->scrub_rebuild ? "rebuild" :
-	       par->scrub_resync ? "initial sync" :
-	       par->scrub_repair ? "repair" : "check";
-}
 
 static void ssa_scrub_work(struct work_struct *work)
 {
@@ -1383,9 +1397,8 @@ static void ssa_scrub_work(struct work_struct *work)
 	for (; !r && idx < sc->geom.rows && !READ_ONCE(par->scrub_stop); idx++) {
 		bool bad, group_bad = false;
 
-		/* the sync cannot go on without every member */
-		if (par->scrub_resync && ssa_nr_failed(sc, &f)) {
-			ssa_unsynced_warn(sc, f);
+		/* no walk goes on without every member */
+		if (ssa_nr_failed(sc, NULL)) {
 			r = -EIO;
 			break;
 		}
@@ -1400,11 +1413,15 @@ static void ssa_scrub_work(struct work_struct *work)
 		if (!r && par->scrub_resync)
 			WRITE_ONCE(par->sync_pos, idx + 1);
 		ssa_drop_lock(sc, &par->scrub_lock);
+		if (r)
+			break;
 		if (group_bad)
 			WRITE_ONCE(par->mismatches, par->mismatches + 1);
 		WRITE_ONCE(par->scrub_pos, idx + 1);
 		cond_resched();
 	}
+	if (r && par->scrub_resync && ssa_nr_failed(sc, &f))
+		ssa_unsynced_warn(sc, f);
 
 out:
 	if (par->scrub_rebuild)

@@ -634,6 +634,62 @@ parity_initial_sync() {
 }
 register parity_initial_sync parity_initial_sync
 
+# A walk's own read meets a failing member: the member fails, as for a
+# user's I/O.  Member 2 fails reads of one sector range only: its parity
+# chunk of group 510 (raid5, 3 members, 4 KiB chunks: the groups 3k have
+# their parity on member 2), which no healthy read of data touches.  A
+# check stops at that group with member 2 failed and the volume reads back
+# byte-exact (rebuilt); an initial sync stops there too, unsynced.
+# Uses lin_members (t_60).
+parity_walk_errors() {
+	local rc=0 members st m v=/dev/mapper/ssat-v g=510
+	mkdir -p "$WORK"
+	members=$(lin_members 3 8192) || return 1
+	pvol_create ssat-v 16384 raid5 8 "$members" || return 1
+	head -c 8M /dev/urandom > "$WORK/ref"
+	dd if="$WORK/ref" of=$v bs=1M oflag=direct status=none || { fail "initial write"; rc=1; }
+	udevadm settle 2>/dev/null || true
+	printf '0 %d linear /dev/ram2 0\n%d 8 error\n%d %d linear /dev/ram2 %d\n' \
+		$((g * 8)) $((g * 8)) $((g * 8 + 8)) $((8192 - g * 8 - 8)) $((g * 8 + 8)) |
+		dmsetup load ssat-m2 && dmsetup suspend ssat-m2 && dmsetup resume ssat-m2 ||
+		{ fail "cannot put the error range into member 2"; return 1; }
+	expect_eq "health before the check" "$(vstat ssat-v health)" AAA || rc=1
+	klog_mark
+	expect_eq "check: mismatched groups" "$(scrub ssat-v check)" 0 || rc=1
+	expect_eq "health after the check" "$(vstat ssat-v health)" AAD || rc=1
+	klog_since | grep -q "check: member 2: read error -5" ||
+		{ fail "no log line for the check's read error"; rc=1; }
+	klog_since | grep -q "member 2 (.*) failed: I/O error -5" || { fail "member 2 not failed"; rc=1; }
+	klog_since | grep -q "check failed: $g of 1024 groups" ||
+		{ fail "the check did not stop at group $g"; klog_since | tail -3; rc=1; }
+	expect_eq "volume after the check" "$(sum_dev $v 16384)" \
+		"$(sha256sum < "$WORK/ref" | cut -d' ' -f1)" || rc=1
+	dmsetup message ssat-v 0 check 2>/dev/null && { fail "check accepted with a member failed"; rc=1; }
+	vol_remove ssat-v
+
+	# the same range met by the initial sync of a new table
+	klog_mark
+	vol_create ssat-v 16384 raid5 8 "$members" || return 1
+	for m in $(seq 1200); do
+		st=$(dmsetup status ssat-v | awk '{print $(NF-2), $(NF-1)}')
+		[ "${st% *}" = resync ] || break
+		sleep 0.1
+	done
+	expect_eq "status after the sync met the error" "$st" "unsynced $g/1024" || rc=1
+	expect_eq "health after the sync" "$(vstat ssat-v health)" AAD || rc=1
+	klog_since | grep -q "initial sync: member 2: read error -5" ||
+		{ fail "no log line for the sync's read error"; rc=1; }
+	klog_since | grep -q "member 2 lost before the initial sync: groups $g-1023 not rebuildable" ||
+		{ fail "no log line for the unsynced groups"; klog_since | tail -3; rc=1; }
+	# row 1 (synced): member 2's chunk (logical chunk 2) rebuilds to what it holds
+	expect_eq "rebuilt synced chunk" "$(sum_dev $v 8 16)" \
+		"$(dd if=/dev/ram2 bs=512 count=8 skip=8 iflag=direct status=none | sha256sum | cut -d' ' -f1)" || rc=1
+	vol_remove ssat-v
+	for m in 0 1 2; do dmsetup remove ssat-m$m || rc=1; done
+	return $rc
+}
+register parity_walk_errors parity_walk_errors
+
 # parity_flakey LAYOUT MEMBERS CHUNK_SECTORS FAILED FEATURES...
 parity_flakey() {
 	local layout=$1 n=$2 c=$3 f=$4 rc=0 v=/dev/mapper/ssat-v members="" m
