@@ -508,6 +508,56 @@ parity_rebuild_fails() {
 }
 register parity_rebuild_fails parity_rebuild_fails
 
+# A write that waits for its group's rebuild while the new member fails:
+# the new member (slow, dm-delay) fails writes of its chunk of group 300,
+# the walk is still far from it when a 4 KiB write meets that group, so the
+# write's own rebuild of the chunk fails.  The write fails with an I/O
+# error and a log line and changes nothing (the whole volume reads back as
+# before); the member is failed, the rebuild stopped, and the same write
+# made again then succeeds, degraded.
+parity_rebuild_refuse() {
+	local rc=0 st pos v=/dev/mapper/ssat-v g=300 per=$((8 * 341)) size=$((3 * 8 * 512 * 341))
+	mkdir -p "$WORK"
+	wipe 2 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	pvol_create ssat-v $((size / 512)) raid5 8 "$(ram_members 4)" || return 1
+	head -c "$size" /dev/urandom > "$WORK/ref"
+	dd if="$WORK/ref" of=$v bs=1M oflag=direct status=none || { fail "initial write"; return 1; }
+	dmsetup message ssat-v 0 fail 1 || { fail "fail 1 refused"; return 1; }
+	dd if=/dev/urandom of=/dev/ram4 bs=1M count=2 oflag=direct status=none
+	printf '0 %d delay /dev/ram4 0 20\n%d 8 error\n%d %d delay /dev/ram4 %d 20\n' \
+		$((g * 8)) $((g * 8)) $((g * 8 + 8)) $((per - g * 8 - 8)) $((g * 8 + 8)) |
+		dmsetup create ssat-new || { fail "cannot create the new member"; return 1; }
+	klog_mark
+	dmsetup suspend ssat-v && dmsetup load ssat-v --table "0 $((size / 512)) ssastripe raid5 8 4 \
+/dev/ram0 0 /dev/mapper/ssat-new 0 /dev/ram2 0 /dev/ram3 0 2 rebuild 1" &&
+		dmsetup resume ssat-v || { fail "cannot load the rebuild table"; return 1; }
+	# group g holds logical chunks 3g..3g+2; write the first of them
+	head -c 4096 /dev/urandom > "$WORK/blk"
+	dd if="$WORK/blk" of=$v bs=4k seek=$((3 * g)) oflag=direct status=none 2>/dev/null &&
+		{ fail "the write whose rebuild failed succeeded"; rc=1; }
+	st=$(dmsetup status ssat-v | awk '{print $(NF-2), $(NF-1)}')
+	info "status after the failure: $st"
+	expect_eq "action" "${st% *}" rebuild_stopped || rc=1
+	pos=${st#* }; pos=${pos%/*}
+	[ "$pos" -lt "$g" ] || { fail "the walk reached group $g first ($pos): no test"; rc=1; }
+	expect_eq "health" "$(vstat ssat-v health)" ADAA || rc=1
+	klog_since | grep -q "rebuild of member 1 cut short by a failure: a write fails" ||
+		{ fail "no log line for the refused write"; rc=1; }
+	klog_since | grep -q "member 1 (.*) failed: I/O error" || { fail "no log line for member 1"; rc=1; }
+	expect_eq "volume after the refused write" "$(sum_dev $v $((size / 512)))" \
+		"$(sha256sum < "$WORK/ref" | cut -d' ' -f1)" || rc=1
+	dd if="$WORK/blk" of=$v bs=4k seek=$((3 * g)) oflag=direct status=none ||
+		{ fail "the write made again, degraded, failed"; rc=1; }
+	dd if="$WORK/blk" of="$WORK/ref" bs=4k seek=$((3 * g)) conv=notrunc status=none
+	expect_eq "volume after the degraded write" "$(sum_dev $v $((size / 512)))" \
+		"$(sha256sum < "$WORK/ref" | cut -d' ' -f1)" || rc=1
+	klog_since | grep -E "BUG|WARNING|Oops" && { fail "kernel warning"; rc=1; }
+	vol_remove ssat-v
+	dmsetup remove ssat-new
+	return $rc
+}
+register parity_rebuild_refuse parity_rebuild_refuse
+
 # Suspend and rmmod while rebuilt reads are queued: a degraded volume whose
 # survivors are slow (dm-delay, 20 ms) is read whole; meanwhile a suspend
 # waits for the rebuilt reads in flight and returns, rmmod is refused, and
