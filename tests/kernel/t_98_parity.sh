@@ -558,6 +558,54 @@ parity_rebuild_refuse() {
 }
 register parity_rebuild_refuse parity_rebuild_refuse
 
+# Little free memory: a process takes all but about 32 MiB of what the
+# guest has available (first in line for the OOM killer), then fio verifies
+# writes to a raid5 volume (queue_depth 1, so children queue), first
+# healthy, then degraded: the target's allocations fall back on its
+# reserves and nothing fails.  The checker finds the parity consistent
+# before the loss, fio sees no error, and the log has no warning and no
+# allocation failure.
+parity_memory_pressure() {
+	local rc=0 v=/dev/mapper/ssat-v avail hog_pid size=$((12 << 20))
+	mkdir -p "$WORK"
+	wipe 5 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	pvol_create ssat-v $((size / 512)) raid5 128 "$(ram_members 4)" 2 queue_depth 1 || return 1
+	klog_mark
+	avail=$(awk '/^MemAvailable:/ {print int($2 / 1024)}' /proc/meminfo)
+	python3 -c '
+import mmap, sys, time
+n = (int(sys.argv[1]) - int(sys.argv[2])) << 20
+m = mmap.mmap(-1, n)
+for i in range(0, n, 1 << 20):
+    m[i:i + (1 << 20)] = b"\1" * (1 << 20)
+open("/proc/self/oom_score_adj", "w").write("1000")
+print("hog holds", n >> 20, "MiB", flush=True)
+time.sleep(3600)
+' "$avail" "${SSA_HOG_SPARE:-32}" > "$WORK/hog.out" 2>&1 &
+	hog_pid=$!
+	for _ in $(seq 600); do
+		grep -q "hog holds" "$WORK/hog.out" && break
+		kill -0 $hog_pid 2>/dev/null || break
+		sleep 0.2
+	done
+	info "$(cat "$WORK/hog.out"); $(grep -E '^(MemFree|MemAvailable):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+	grep -E '^(allocstall|pgscan_direct|pgsteal_direct|oom_kill|compact_stall)' /proc/vmstat > "$WORK/vm0"
+	run_fio verify.fio DEV=$v SIZE=$size BSSPLIT="4k/40:64k/30:256k/20:1m/10" > "$WORK/fio.out" 2>&1 ||
+		{ tail -20 "$WORK/fio.out"; fail "fio verify under memory pressure"; rc=1; }
+	parity_ok ssat-v || rc=1
+	dmsetup message ssat-v 0 fail 2 || rc=1
+	run_fio degraded.fio DEV=$v SIZE=$size RUNTIME=5 BSSPLIT="4k/50:64k/30:1m/20" > "$WORK/fio2.out" 2>&1 ||
+		{ tail -20 "$WORK/fio2.out"; fail "fio verify, degraded, under memory pressure"; rc=1; }
+	kill -0 $hog_pid 2>/dev/null || { fail "the memory hog did not last the test (OOM-killed?)"; rc=1; }
+	info "vmstat: $(awk 'NR == FNR {a[$1] = $2; next} ($1 in a) {printf "%s +%d ", $1, $2 - a[$1]}' \
+		"$WORK/vm0" /proc/vmstat)"
+	kill $hog_pid 2>/dev/null; wait $hog_pid 2>/dev/null
+	klog_since | grep -E "BUG|WARNING|Oops|allocation failure|invoked oom-killer" && { fail "kernel log"; rc=1; }
+	vol_remove ssat-v
+	return $rc
+}
+register parity_memory_pressure parity_memory_pressure
+
 # Suspend and rmmod while rebuilt reads are queued: a degraded volume whose
 # survivors are slow (dm-delay, 20 ms) is read whole; meanwhile a suspend
 # waits for the rebuilt reads in flight and returns, rmmod is refused, and
