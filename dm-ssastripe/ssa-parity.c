@@ -146,6 +146,22 @@ struct ssa_pop {
 	struct page **pages;
 };
 
+/* The background walks over the groups; see ssa_walk_names. */
+enum ssa_walk {
+	SSA_WALK_CHECK,		/* message "check": count mismatches */
+	SSA_WALK_REPAIR,	/* message "repair": and rewrite the parity */
+	SSA_WALK_RESYNC,	/* the initial sync: a repair from sync_pos */
+	SSA_WALK_REBUILD,	/* rebuild of a replaced member */
+};
+
+/* In the kernel log and in the status line. */
+static const char *const ssa_walk_names[][2] = {
+	[SSA_WALK_CHECK] = { "check", "check" },
+	[SSA_WALK_REPAIR] = { "repair", "repair" },
+	[SSA_WALK_RESYNC] = { "initial sync", "resync" },
+	[SSA_WALK_REBUILD] = { "rebuild", "rebuild" },
+};
+
 struct ssa_parity {
 	struct ssa_ctx *sc;
 	spinlock_t lock;	/* buckets, waiting, ready */
@@ -193,9 +209,7 @@ struct ssa_parity {
 	 */
 	struct work_struct scrub_work;
 	struct ssa_plock scrub_lock;
-	bool scrub_repair;
-	bool scrub_resync;	/* this walk is the initial sync */
-	bool scrub_rebuild;	/* this walk is the rebuild */
+	enum ssa_walk walk;	/* the kind of the current (or last) walk */
 	u64 sync_pos;		/* groups known to be in sync */
 
 	/*
@@ -272,6 +286,38 @@ static void ssa_xor_buf(struct page **dst, u32 doff, struct page **src,
 	}
 }
 
+enum ssa_xfer {
+	SSA_XFER_COPY_IN,	/* bio data -> buffer */
+	SSA_XFER_XOR_IN,	/* buffer ^= bio data */
+	SSA_XFER_COPY_OUT,	/* buffer -> bio data */
+};
+
+/*
+ * Move @bytes between @bio's data at @it (which advances past them) and
+ * the page buffer @buf from byte @off, as @how says.
+ */
+static void ssa_xfer(struct bio *bio, struct bvec_iter *it, struct page **buf,
+		     u32 off, u32 bytes, enum ssa_xfer how)
+{
+	while (bytes) {
+		struct bio_vec bv = bio_iter_iovec(bio, *it);
+		u32 n = min3(bytes, bv.bv_len,
+			     (u32)(PAGE_SIZE - offset_in_page(off)));
+		void *data = kmap_local_page(bv.bv_page) + bv.bv_offset;
+
+		if (how == SSA_XFER_COPY_IN)
+			memcpy(ssa_buf_at(buf, off), data, n);
+		else if (how == SSA_XFER_XOR_IN)
+			ssa_xor(ssa_buf_at(buf, off), data, n);
+		else
+			memcpy(data, ssa_buf_at(buf, off), n);
+		kunmap_local(data);
+		bio_advance_iter_single(bio, it, n);
+		off += n;
+		bytes -= n;
+	}
+}
+
 /*
  * Combine the request's data at sector @loff (from its start) into
  * dst[doff..], @sectors long: XOR it in, or copy it over.
@@ -280,24 +326,10 @@ static void ssa_bio_to_buf(struct ssa_pop *op, struct page **dst, u32 doff,
 			   u32 loff, u32 sectors, bool copy)
 {
 	struct bvec_iter it = op->iter;
-	u32 bytes = sectors << SECTOR_SHIFT;
 
 	bio_advance_iter(op->parent, &it, loff << SECTOR_SHIFT);
-	while (bytes) {
-		struct bio_vec bv = bio_iter_iovec(op->parent, it);
-		u32 n = min3(bytes, bv.bv_len,
-			     (u32)(PAGE_SIZE - offset_in_page(doff)));
-		void *src = kmap_local_page(bv.bv_page) + bv.bv_offset;
-
-		if (copy)
-			memcpy(ssa_buf_at(dst, doff), src, n);
-		else
-			ssa_xor(ssa_buf_at(dst, doff), src, n);
-		kunmap_local(src);
-		bio_advance_iter_single(op->parent, &it, n);
-		doff += n;
-		bytes -= n;
-	}
+	ssa_xfer(op->parent, &it, dst, doff, sectors << SECTOR_SHIFT,
+		 copy ? SSA_XFER_COPY_IN : SSA_XFER_XOR_IN);
 }
 
 static void ssa_zero_buf(struct page **pages, u32 bytes)
@@ -1267,9 +1299,13 @@ static void ssa_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk)
 
 static const char *ssa_walk_name(struct ssa_parity *par)
 {
-	return par->scrub_rebuild ? "rebuild" :
-	       par->scrub_resync ? "initial sync" :
-	       par->scrub_repair ? "repair" : "check";
+	return ssa_walk_names[READ_ONCE(par->walk)][0];
+}
+
+/* Whether the walk rewrites the parity of the groups it finds wrong. */
+static bool ssa_walk_rewrites(struct ssa_parity *par)
+{
+	return par->walk == SSA_WALK_REPAIR || par->walk == SSA_WALK_RESYNC;
 }
 
 /* Synchronous I/O of @sectors at member sector @ms of member @m. */
@@ -1340,7 +1376,7 @@ static int ssa_scrub_slice(struct ssa_ctx *sc, const struct ssa_group *grp,
 		*bad = memcmp(page_address(acc[i >> PAGE_SHIFT]),
 			      page_address(bufs[grp->pmember][i >> PAGE_SHIFT]),
 			      min_t(u32, PAGE_SIZE, bytes - i)) != 0;
-	if (*bad && sc->par->scrub_repair) {
+	if (*bad && ssa_walk_rewrites(sc->par)) {
 		r = ssa_scrub_io(sc, grp->pmember,
 				 grp->pchunk * sc->geom.chunk + off, acc, len,
 				 REQ_OP_WRITE | REQ_SYNC);
@@ -1370,10 +1406,11 @@ static void ssa_scrub_work(struct work_struct *work)
 	u64 idx;
 	u32 off, len;
 	int r = 0, f;
+	bool resync;
 
 	/* the rebuild uses the scratch buffers, not these */
 	bufs = NULL;
-	if (par->scrub_rebuild) {
+	if (par->walk == SSA_WALK_REBUILD) {
 		r = ssa_rebuild_walk(sc);
 		goto out;
 	}
@@ -1393,7 +1430,8 @@ static void ssa_scrub_work(struct work_struct *work)
 	if (!bufs)
 		r = -ENOMEM;
 
-	idx = par->scrub_resync ? READ_ONCE(par->sync_pos) : 0;
+	resync = par->walk == SSA_WALK_RESYNC;
+	idx = resync ? READ_ONCE(par->sync_pos) : 0;
 	for (; !r && idx < sc->geom.rows && !READ_ONCE(par->scrub_stop); idx++) {
 		bool bad, group_bad = false;
 
@@ -1410,7 +1448,7 @@ static void ssa_scrub_work(struct work_struct *work)
 			r = ssa_scrub_slice(sc, &grp, off, len, bufs, &bad);
 			group_bad |= bad;
 		}
-		if (!r && par->scrub_resync)
+		if (!r && resync)
 			WRITE_ONCE(par->sync_pos, idx + 1);
 		ssa_drop_lock(sc, &par->scrub_lock);
 		if (r)
@@ -1420,11 +1458,11 @@ static void ssa_scrub_work(struct work_struct *work)
 		WRITE_ONCE(par->scrub_pos, idx + 1);
 		cond_resched();
 	}
-	if (r && par->scrub_resync && ssa_nr_failed(sc, &f))
+	if (r && resync && ssa_nr_failed(sc, &f))
 		ssa_unsynced_warn(sc, f);
 
 out:
-	if (par->scrub_rebuild)
+	if (par->walk == SSA_WALK_REBUILD)
 		DMINFO("%s: rebuild of member %d %s: %llu of %llu groups",
 		       dm_device_name(dm_table_get_md(sc->ti->table)),
 		       par->rb_member,
@@ -1437,7 +1475,7 @@ out:
 		       r ? "failed" : READ_ONCE(par->scrub_stop) ? "stopped" : "done",
 		       READ_ONCE(par->scrub_pos), sc->geom.rows,
 		       READ_ONCE(par->mismatches),
-		       par->scrub_repair ? " (rewritten)" : "");
+		       ssa_walk_rewrites(par) ? " (rewritten)" : "");
 	for (m = 0; bufs && m <= n; m++) {
 		unsigned int i;
 
@@ -1455,16 +1493,13 @@ out:
  * Start a walk over the groups from group @from, unless one is running
  * (false).  A walk from group 0 counts its mismatches afresh.
  */
-static bool ssa_walk_start(struct ssa_parity *par, bool repair, bool resync,
-			   bool rebuild, u64 from)
+static bool ssa_walk_start(struct ssa_parity *par, enum ssa_walk walk, u64 from)
 {
 	if (test_and_set_bit(0, &par->scrub_running))
 		return false;
 	/* the previous walk's work item may still be finishing */
 	flush_work(&par->scrub_work);
-	par->scrub_repair = repair;
-	par->scrub_resync = resync;
-	par->scrub_rebuild = rebuild;
+	WRITE_ONCE(par->walk, walk);
 	WRITE_ONCE(par->scrub_stop, false);
 	WRITE_ONCE(par->scrub_pos, from);
 	if (!from)
@@ -1489,7 +1524,7 @@ int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
 		       repair ? "repair" : "check");
 		return -EBUSY;
 	}
-	if (!ssa_walk_start(par, repair, false, false, 0)) {
+	if (!ssa_walk_start(par, repair ? SSA_WALK_REPAIR : SSA_WALK_CHECK, 0)) {
 		DMWARN("%s: the %s is still running",
 		       repair ? "repair" : "check", ssa_walk_name(par));
 		return -EBUSY;
@@ -1514,7 +1549,7 @@ int ssa_parity_idle(struct ssa_ctx *sc)
 	struct ssa_parity *par = sc->par;
 
 	if (test_bit(0, &par->scrub_running) &&
-	    (par->scrub_resync || par->scrub_rebuild)) {
+	    (par->walk == SSA_WALK_RESYNC || par->walk == SSA_WALK_REBUILD)) {
 		DMWARN("idle: the %s cannot be stopped (suspend pauses it)",
 		       ssa_walk_name(par));
 		return -EBUSY;
@@ -1542,7 +1577,7 @@ void ssa_parity_resume(struct ssa_ctx *sc)
 			      f, par->rb_member);
 			return;
 		}
-		ssa_walk_start(par, false, false, true, READ_ONCE(par->rb_pos));
+		ssa_walk_start(par, SSA_WALK_REBUILD, READ_ONCE(par->rb_pos));
 		return;
 	}
 	if (READ_ONCE(par->sync_pos) >= sc->geom.rows)
@@ -1551,7 +1586,7 @@ void ssa_parity_resume(struct ssa_ctx *sc)
 		ssa_unsynced_warn(sc, f);
 		return;
 	}
-	ssa_walk_start(par, true, true, false, READ_ONCE(par->sync_pos));
+	ssa_walk_start(par, SSA_WALK_RESYNC, READ_ONCE(par->sync_pos));
 }
 
 /*
@@ -1741,26 +1776,6 @@ static void ssa_recover_work(struct work_struct *work)
 	}
 }
 
-/* Copy @bytes of @src into the data of @dst at @it (advancing it). */
-static void ssa_buf_to_bio(struct bio *dst, struct bvec_iter *it,
-			   struct page **src, u32 bytes)
-{
-	u32 soff = 0;
-
-	while (bytes) {
-		struct bio_vec bv = bio_iter_iovec(dst, *it);
-		u32 n = min3(bytes, bv.bv_len,
-			     (u32)(PAGE_SIZE - offset_in_page(soff)));
-		void *d = kmap_local_page(bv.bv_page) + bv.bv_offset;
-
-		memcpy(d, ssa_buf_at(src, soff), n);
-		kunmap_local(d);
-		bio_advance_iter_single(dst, it, n);
-		soff += n;
-		bytes -= n;
-	}
-}
-
 /*
  * A read of @len sectors of failed member @f from member sector @ms, rebuilt
  * from the other members into @dst's data at @it, a chunk at a time with
@@ -1790,8 +1805,8 @@ static int ssa_recon(struct ssa_ctx *sc, unsigned int f, u64 ms, u32 len,
 			if (r)
 				break;
 			ssa_xor_others(sc, f, k);
-			ssa_buf_to_bio(dst, &it, par->scratch[f],
-				       k << SECTOR_SHIFT);
+			ssa_xfer(dst, &it, par->scratch[f], 0,
+				 k << SECTOR_SHIFT, SSA_XFER_COPY_OUT);
 		}
 		mutex_unlock(&par->scratch_mutex);
 		ssa_drop_lock(sc, &lk);
@@ -2065,9 +2080,7 @@ void ssa_parity_status(struct ssa_ctx *sc, const char **action, u64 *pos,
 	struct ssa_parity *par = sc->par;
 
 	if (test_bit(0, &par->scrub_running)) {
-		*action = par->scrub_rebuild ? "rebuild" :
-			  par->scrub_resync ? "resync" :
-			  par->scrub_repair ? "repair" : "check";
+		*action = ssa_walk_names[READ_ONCE(par->walk)][1];
 		*pos = READ_ONCE(par->scrub_pos);
 	} else if (READ_ONCE(par->rb_active)) {
 		*action = "rebuild_stopped";	/* a failure, or not resumed */
