@@ -479,31 +479,48 @@ parity_rebuild() {
 	dmsetup remove ssat-new
 	return $rc
 }
+# rb_start NEWTABLE: ssat-v, a raid5 of 4 members (4 KiB chunks, 341
+# groups) over ram0-3 holding $WORK/ref, is reloaded to rebuild member 1
+# onto ssat-new, whose dm table is NEWTABLE (lines; over /dev/ram4, filled with
+# random bytes).  The kernel log is marked just before the reload.
+RB_SIZE=$((3 * 8 * 512 * 341))
+rb_start() {
+	mkdir -p "$WORK"
+	wipe 2 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	pvol_create ssat-v $((RB_SIZE / 512)) raid5 8 "$(ram_members 4)" || return 1
+	head -c "$RB_SIZE" /dev/urandom > "$WORK/ref"
+	dd if="$WORK/ref" of=/dev/mapper/ssat-v bs=1M oflag=direct status=none ||
+		{ fail "initial write"; return 1; }
+	dd if=/dev/urandom of=/dev/ram4 bs=1M count=2 oflag=direct status=none
+	echo "$1" | dmsetup create ssat-new || { fail "cannot create the new member"; return 1; }
+	klog_mark
+	dmsetup suspend ssat-v && dmsetup load ssat-v --table "0 $((RB_SIZE / 512)) ssastripe raid5 8 4 \
+/dev/ram0 0 /dev/mapper/ssat-new 0 /dev/ram2 0 /dev/ram3 0 2 rebuild 1" &&
+		dmsetup resume ssat-v || { fail "cannot load the rebuild table"; return 1; }
+}
+
+# rb_end: no kernel warning since rb_start; ssat-v and ssat-new removed
+rb_end() {
+	local rc=0
+	klog_since | grep -E "BUG|WARNING|Oops" && { fail "kernel warning"; rc=1; }
+	vol_remove ssat-v
+	dmsetup remove ssat-new
+	return $rc
+}
+
 # The new member fails during its rebuild (by message): the rebuild stops
 # ("rebuild_stopped", health D), the volume goes on degraded and reads back
 # byte-exact, and a further fail is refused.
 parity_rebuild_fails() {
-	local rc=0 v=/dev/mapper/ssat-v m members="" size=$((3 * 8 * 512 * 341))
-	mkdir -p "$WORK"
-	wipe 2 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
-	pvol_create ssat-v $((size / 512)) raid5 8 "$(ram_members 4)" || return 1
-	head -c "$size" /dev/urandom > "$WORK/ref"
-	dd if="$WORK/ref" of=$v bs=1M oflag=direct status=none || { fail "initial write"; return 1; }
-	dd if=/dev/urandom of=/dev/ram4 bs=1M count=2 oflag=direct status=none
-	dmsetup create ssat-new --table "0 $((size / 3 / 512)) delay /dev/ram4 0 20" || return 1
-	members="/dev/ram0 0 /dev/mapper/ssat-new 0 /dev/ram2 0 /dev/ram3 0"
-	klog_mark
-	dmsetup suspend ssat-v && dmsetup load ssat-v --table "0 $((size / 512)) ssastripe raid5 8 4 $members 2 rebuild 1" &&
-		dmsetup resume ssat-v || { fail "cannot load the rebuild table"; return 1; }
+	local rc=0 v=/dev/mapper/ssat-v size=$RB_SIZE
+	rb_start "0 $((size / 3 / 512)) delay /dev/ram4 0 20" || return 1
 	sleep 1
 	dmsetup message ssat-v 0 fail 1 || { fail "fail of the member being rebuilt refused"; rc=1; }
 	expect_eq "action" "$(dmsetup status ssat-v | awk '{print $(NF-2)}')" rebuild_stopped || rc=1
 	expect_eq "health" "$(vstat ssat-v health)" ADAA || rc=1
 	expect_eq "degraded read" "$(sum_dev $v $((size / 512)))" "$(sha256sum < "$WORK/ref" | cut -d' ' -f1)" || rc=1
 	dmsetup message ssat-v 0 fail 2 2>/dev/null && { fail "a second loss accepted"; rc=1; }
-	klog_since | grep -E "BUG|WARNING|Oops" && { fail "kernel warning"; rc=1; }
-	vol_remove ssat-v
-	dmsetup remove ssat-new
+	rb_end || rc=1
 	return $rc
 }
 register parity_rebuild_fails parity_rebuild_fails
@@ -516,21 +533,9 @@ register parity_rebuild_fails parity_rebuild_fails
 # before); the member is failed, the rebuild stopped, and the same write
 # made again then succeeds, degraded.
 parity_rebuild_refuse() {
-	local rc=0 st pos v=/dev/mapper/ssat-v g=300 per=$((8 * 341)) size=$((3 * 8 * 512 * 341))
-	mkdir -p "$WORK"
-	wipe 2 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
-	pvol_create ssat-v $((size / 512)) raid5 8 "$(ram_members 4)" || return 1
-	head -c "$size" /dev/urandom > "$WORK/ref"
-	dd if="$WORK/ref" of=$v bs=1M oflag=direct status=none || { fail "initial write"; return 1; }
-	dmsetup message ssat-v 0 fail 1 || { fail "fail 1 refused"; return 1; }
-	dd if=/dev/urandom of=/dev/ram4 bs=1M count=2 oflag=direct status=none
-	printf '0 %d delay /dev/ram4 0 20\n%d 8 error\n%d %d delay /dev/ram4 %d 20\n' \
-		$((g * 8)) $((g * 8)) $((g * 8 + 8)) $((per - g * 8 - 8)) $((g * 8 + 8)) |
-		dmsetup create ssat-new || { fail "cannot create the new member"; return 1; }
-	klog_mark
-	dmsetup suspend ssat-v && dmsetup load ssat-v --table "0 $((size / 512)) ssastripe raid5 8 4 \
-/dev/ram0 0 /dev/mapper/ssat-new 0 /dev/ram2 0 /dev/ram3 0 2 rebuild 1" &&
-		dmsetup resume ssat-v || { fail "cannot load the rebuild table"; return 1; }
+	local rc=0 st pos v=/dev/mapper/ssat-v g=300 per=$((8 * 341)) size=$RB_SIZE
+	rb_start "$(printf '0 %d delay /dev/ram4 0 20\n%d 8 error\n%d %d delay /dev/ram4 %d 20' \
+		$((g * 8)) $((g * 8)) $((g * 8 + 8)) $((per - g * 8 - 8)) $((g * 8 + 8)))" || return 1
 	# group g holds logical chunks 3g..3g+2; write the first of them
 	head -c 4096 /dev/urandom > "$WORK/blk"
 	dd if="$WORK/blk" of=$v bs=4k seek=$((3 * g)) oflag=direct status=none 2>/dev/null &&
@@ -551,9 +556,7 @@ parity_rebuild_refuse() {
 	dd if="$WORK/blk" of="$WORK/ref" bs=4k seek=$((3 * g)) conv=notrunc status=none
 	expect_eq "volume after the degraded write" "$(sum_dev $v $((size / 512)))" \
 		"$(sha256sum < "$WORK/ref" | cut -d' ' -f1)" || rc=1
-	klog_since | grep -E "BUG|WARNING|Oops" && { fail "kernel warning"; rc=1; }
-	vol_remove ssat-v
-	dmsetup remove ssat-new
+	rb_end || rc=1
 	return $rc
 }
 register parity_rebuild_refuse parity_rebuild_refuse
