@@ -577,11 +577,11 @@ parity_memory_pressure() {
 	avail=$(awk '/^MemAvailable:/ {print int($2 / 1024)}' /proc/meminfo)
 	python3 -c '
 import mmap, sys, time
+open("/proc/self/oom_score_adj", "w").write("1000")  # first, before it fills
 n = (int(sys.argv[1]) - int(sys.argv[2])) << 20
 m = mmap.mmap(-1, n)
 for i in range(0, n, 1 << 20):
     m[i:i + (1 << 20)] = b"\1" * (1 << 20)
-open("/proc/self/oom_score_adj", "w").write("1000")
 print("hog holds", n >> 20, "MiB", flush=True)
 time.sleep(3600)
 ' "$avail" "${SSA_HOG_SPARE:-32}" > "$WORK/hog.out" 2>&1 &
