@@ -14,6 +14,7 @@
 #include <linux/workqueue.h>
 
 #include "ssa-layout.h"
+#include "ssa-trace-abi.h"
 
 #define DM_MSG_PREFIX "ssastripe"
 
@@ -135,6 +136,15 @@ struct ssa_ctx {
 	unsigned int queue_depth;	/* 0: unbounded, no queueing */
 	bool priority;		/* false: both classes share one FIFO */
 
+	/*
+	 * Per-bio data: struct ssa_io with its segs[], then at @trace_off
+	 * the request record of the ssastripe_request event, with room for
+	 * @trace_slots children (ssa-trace-abi.h).
+	 */
+	unsigned int io_size;
+	unsigned int trace_off;
+	unsigned int trace_slots;
+
 	struct bio_set bs;	/* children; front pad is struct ssa_child */
 	struct workqueue_struct *wq;	/* member dispatchers */
 	struct ssa_volume_stats __percpu *stats;
@@ -187,6 +197,7 @@ struct ssa_io {
 	atomic_t pending;	/* children in flight, plus one while forking */
 	u32 error;		/* first error of a child (a blk_status_t) */
 	u32 nr_children;	/* children issued so far */
+	bool traced;		/* ssastripe_request was on at the fork */
 	bool remapped;		/* the parent itself went to cs.member */
 	struct ssa_cstate cs;	/* the parent's own child state if remapped */
 	/* Mirror writes: members written to, and those that failed. */
@@ -215,16 +226,39 @@ struct ssa_child {
 	struct bio bio;		/* must be last */
 };
 
+/*
+ * Children a request record has room for: twice the members (a parity
+ * read-modify-write reads and writes each member it touches), at most
+ * SSA_TRACE_MAX_SLOTS.
+ */
+static inline unsigned int ssa_trace_slots(unsigned int nr_members)
+{
+	return min_t(unsigned int, 2 * nr_members, SSA_TRACE_MAX_SLOTS);
+}
+
+/* Offset of the request record in the per-bio data. */
+static inline size_t ssa_trace_off(unsigned int nr_members)
+{
+	return ALIGN(sizeof(struct ssa_io) + nr_members * sizeof(u16),
+		     __alignof__(struct ssa_trace_req));
+}
+
 /* DM places per-bio data right before the bio: keep its alignment. */
 static inline size_t ssa_io_size(unsigned int nr_members)
 {
-	return ALIGN(sizeof(struct ssa_io) + nr_members * sizeof(u16),
+	return ALIGN(ssa_trace_off(nr_members) +
+		     ssa_trace_rec_size(ssa_trace_slots(nr_members)),
 		     __alignof__(struct ssa_io));
 }
 
 static inline struct ssa_io *ssa_io_of(struct ssa_ctx *sc, struct bio *bio)
 {
-	return dm_per_bio_data(bio, ssa_io_size(sc->nr_members));
+	return dm_per_bio_data(bio, sc->io_size);
+}
+
+static inline struct ssa_trace_req *ssa_trace_rec(struct ssa_io *io)
+{
+	return (void *)io + io->sc->trace_off;
 }
 
 static inline bool ssa_is_mirror(struct ssa_ctx *sc)

@@ -44,6 +44,100 @@ static inline u64 ssa_trace_bsector(struct ssa_ctx *sc, struct ssa_cstate *cs)
 	return sc->members[cs->member].offset + cs->msector;
 }
 
+/*
+ * Request records (ssastripe_request): while that event is enabled, a
+ * request that forks keeps its children's times in the record at the end
+ * of its per-bio data, and the join hands the record to the event.  A
+ * child writes only its own slot, the join reads them after the last
+ * child's reference is dropped, so no lock is needed.
+ */
+static struct ssa_trace_child *ssa_trace_slot(struct ssa_io *io,
+					      struct ssa_cstate *cs)
+{
+	if (likely(!io || !io->traced) || cs->idx >= io->sc->trace_slots)
+		return NULL;
+	return &ssa_trace_rec(io)->child[cs->idx];
+}
+
+static void ssa_trace_queued(struct ssa_io *io, struct ssa_cstate *cs)
+{
+	struct ssa_trace_child *tc = ssa_trace_slot(io, cs);
+
+	if (!tc)
+		return;
+	tc->id = 0;		/* not this request's until it completes */
+	/* a remapped request is queued as it forks: one clock read less */
+	tc->queued_ns = io->remapped ? ssa_trace_rec(io)->fork_ns : ktime_get_ns();
+	tc->msector = cs->msector;
+	tc->len = cs->len;
+	tc->member = cs->member;
+	tc->class = cs->class;
+	tc->op = cs->op;
+}
+
+/* A child that never waited was dispatched when it was queued. */
+static void ssa_trace_dispatched(struct ssa_io *io, struct ssa_cstate *cs,
+				 u32 qlen, bool waited)
+{
+	struct ssa_trace_child *tc = ssa_trace_slot(io, cs);
+
+	if (!tc)
+		return;
+	tc->dispatched_ns = waited ? ktime_get_ns() : tc->queued_ns;
+	tc->qlen = qlen;
+}
+
+static void ssa_trace_completed(struct ssa_io *io, struct ssa_cstate *cs,
+				int status)
+{
+	struct ssa_trace_child *tc = ssa_trace_slot(io, cs);
+
+	if (!tc)
+		return;
+	tc->completed_ns = ktime_get_ns();
+	tc->status = status;
+	tc->id = io->id;
+}
+
+/* The fork events of a request (ssa_fork_begin() and the remapped path). */
+static void ssa_trace_fork(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
+			   u64 start, u32 len, u32 nr_children)
+{
+	struct ssa_trace_req *rec;
+
+	trace_ssastripe_fork(sc->devt, io->id, op, start, len, nr_children);
+	io->traced = trace_ssastripe_request_enabled();
+	if (likely(!io->traced))
+		return;
+	rec = ssa_trace_rec(io);
+	rec->fork_ns = ktime_get_ns();
+	rec->id = io->id;
+	rec->sector = start;
+	rec->dev = sc->devt;
+	rec->len = len;
+	rec->nr_children = nr_children;
+	rec->op = op;
+	rec->version = SSA_TRACE_REC_VERSION;
+	memcpy(rec->comm, current->comm, sizeof(rec->comm));
+}
+
+static void ssa_trace_join(struct ssa_io *io, int status)
+{
+	struct ssa_ctx *sc = io->sc;
+	struct ssa_trace_req *rec;
+
+	trace_ssastripe_join(sc->devt, io->id, status);
+	if (likely(!io->traced))
+		return;
+	rec = ssa_trace_rec(io);
+	rec->join_ns = ktime_get_ns();
+	rec->status = status;
+	rec->nr_children = max(rec->nr_children, io->nr_children);
+	rec->nr_slots = min(rec->nr_children, sc->trace_slots);
+	trace_ssastripe_request(sc->devt, io->id, rec->op, status,
+				rec->nr_slots, rec);
+}
+
 static inline struct ssa_child *to_child(struct bio *bio)
 {
 	return container_of(bio, struct ssa_child, bio);
@@ -51,7 +145,7 @@ static inline struct ssa_child *to_child(struct bio *bio)
 
 static inline struct bio *ssa_parent_of(struct ssa_io *io)
 {
-	return dm_bio_from_per_bio_data(io, ssa_io_size(io->sc->nr_members));
+	return dm_bio_from_per_bio_data(io, io->sc->io_size);
 }
 
 /* The child state and request of any bio the dispatcher holds. */
@@ -103,11 +197,12 @@ static u64 ssa_next_id(struct ssa_ctx *sc)
  */
 static void ssa_dispatch(struct ssa_ctx *sc, struct bio *bio,
 			 struct ssa_io *io, struct ssa_cstate *cs, u32 qlen,
-			 bool from_map)
+			 bool waited, bool from_map)
 {
 	this_cpu_inc(sc->members[cs->member].stats->dispatched[cs->class]);
 	if (unlikely(cs->start_hook))
 		ssa_parity_started(bio);
+	ssa_trace_dispatched(io, cs, qlen, waited);
 	trace_ssastripe_child_dispatch(sc->devt, io ? io->id : 0, cs->idx,
 				       cs->member, cs->class, cs->op,
 				       cs->msector, cs->len, qlen, 0,
@@ -135,6 +230,7 @@ static void ssa_account_issue(struct ssa_member *mb, struct ssa_cstate *cs)
 /*
  * Every child, and every remapped parent, reaches its member here.
  * @from_map: called from the target's map function (see ssa_dispatch()).
+ * @waited: the child waited in its member's queue.
  */
 void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 		      struct ssa_cstate *cs, bool from_map)
@@ -147,13 +243,14 @@ void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 	if (io)
 		ssa_account_issue(mb, cs);
 	cs->counted = false;
+	ssa_trace_queued(io, cs);
 	if (!depth) {
 		trace_ssastripe_child_queue(sc->devt, io ? io->id : 0, cs->idx,
 					    cs->member, cs->class, cs->op,
 					    cs->msector, cs->len, 0, 0,
 					    ssa_trace_mdev(sc, cs),
 					    ssa_trace_bsector(sc, cs));
-		ssa_dispatch(sc, bio, io, cs, 0, io && from_map);
+		ssa_dispatch(sc, bio, io, cs, 0, false, io && from_map);
 		return;
 	}
 
@@ -167,7 +264,7 @@ void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 		mb->inflight++;
 		cs->counted = true;
 		spin_unlock_irqrestore(&mb->lock, flags);
-		ssa_dispatch(sc, bio, io, cs, 0, io && from_map);
+		ssa_dispatch(sc, bio, io, cs, 0, false, io && from_map);
 		return;
 	}
 	bio_list_add(&mb->queue[READ_ONCE(sc->priority) ? cs->class :
@@ -189,11 +286,12 @@ void ssa_submit_held(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 {
 	if (io)
 		ssa_account_issue(&sc->members[cs->member], cs);
+	ssa_trace_queued(io, cs);
 	trace_ssastripe_child_queue(sc->devt, io ? io->id : 0, cs->idx,
 				    cs->member, cs->class, cs->op, cs->msector,
 				    cs->len, 0, 0, ssa_trace_mdev(sc, cs),
 				    ssa_trace_bsector(sc, cs));
-	ssa_dispatch(sc, bio, io, cs, 0, false);
+	ssa_dispatch(sc, bio, io, cs, 0, false, false);
 }
 
 /* Dispatch waiting children while the member has free slots. */
@@ -225,7 +323,7 @@ void ssa_dispatch_work(struct work_struct *work)
 		cs->counted = true;
 		spin_unlock_irq(&mb->lock);
 
-		ssa_dispatch(sc, bio, io, cs, waiting, false);
+		ssa_dispatch(sc, bio, io, cs, waiting, true, false);
 		cond_resched();
 	}
 	spin_unlock_irq(&mb->lock);
@@ -287,6 +385,7 @@ void ssa_child_done_held(struct ssa_ctx *sc, struct bio *bio,
 	struct ssa_member *mb = &sc->members[cs->member];
 
 	this_cpu_inc(mb->stats->completed);
+	ssa_trace_completed(io, cs, blk_status_to_errno(status));
 	trace_ssastripe_child_complete(sc->devt, io ? io->id : 0, cs->idx,
 				       cs->member, cs->class, cs->op,
 				       cs->msector, cs->len, 0,
@@ -342,8 +441,7 @@ void ssa_io_put(struct ssa_io *io)
 
 	parent = ssa_parent_of(io);
 	parent->bi_status = (__force blk_status_t)io->error;
-	trace_ssastripe_join(io->sc->devt, io->id,
-			     blk_status_to_errno(parent->bi_status));
+	ssa_trace_join(io, blk_status_to_errno(parent->bi_status));
 	bio_endio(parent);
 }
 
@@ -631,8 +729,7 @@ void ssa_fork_begin(struct ssa_ctx *sc, struct ssa_io *io, u8 op, u64 start,
 		    u64 end, u32 nr_children)
 {
 	atomic_set(&io->pending, 1);
-	trace_ssastripe_fork(sc->devt, io->id, op, start, end - start,
-			     nr_children);
+	ssa_trace_fork(sc, io, op, start, end - start, nr_children);
 }
 
 /* A data request that spans more than one chunk. */
@@ -668,6 +765,7 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 	io->id = ssa_next_id(sc);
 	io->error = 0;
 	io->nr_children = 0;
+	io->traced = false;
 	io->remapped = false;
 	io->pop = NULL;
 	io->iter = bio->bi_iter;
@@ -726,7 +824,7 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 		/* Inside one chunk: the parent goes to the member itself. */
 		struct ssa_cstate *cs = &io->cs;
 
-		trace_ssastripe_fork(sc->devt, io->id, op, start, end - start, 1);
+		ssa_trace_fork(sc, io, op, start, end - start, 1);
 		io->remapped = true;
 		io->nr_children = 1;
 		cs->member = e.member;
@@ -758,8 +856,7 @@ int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		    ssa_is_parity(sc) &&
 		    ssa_parity_retry_read(sc, bio, *error, false))
 			return DM_ENDIO_INCOMPLETE;	/* rebuilt, then ended */
-		trace_ssastripe_join(sc->devt, io->id,
-				     blk_status_to_errno(*error));
+		ssa_trace_join(io, blk_status_to_errno(*error));
 	}
 	return DM_ENDIO_DONE;
 }

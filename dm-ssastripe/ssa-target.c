@@ -616,7 +616,10 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 
 	ti->private = sc;
-	ti->per_io_data_size = ssa_io_size(n);
+	sc->io_size = ssa_io_size(n);
+	sc->trace_off = ssa_trace_off(n);
+	sc->trace_slots = ssa_trace_slots(n);
+	ti->per_io_data_size = sc->io_size;
 	ti->num_flush_bios = 1;
 	/* the parity layouts would have to keep parity over them */
 	ti->num_discard_bios = ssa_is_parity(sc) ? 0 : 1;
@@ -920,7 +923,7 @@ static void ssa_resume(struct dm_target *ti)
 
 static struct target_type ssa_target = {
 	.name = "ssastripe",
-	.version = { 1, 5, 0 },
+	.version = { 1, 6, 0 },
 	.module = THIS_MODULE,
 	.ctr = ssa_ctr,
 	.dtr = ssa_dtr,

@@ -10,6 +10,8 @@
  *   ssastripe_child_dispatch  the child is sent to the member device
  *   ssastripe_child_complete  the member device completed it
  *   ssastripe_join            the request's last child completed
+ *   ssastripe_request         the same moment, with the request's record:
+ *                             every child's times (ssa-trace-abi.h)
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM ssastripe
@@ -19,6 +21,8 @@
 
 #include <linux/tracepoint.h>
 #include <linux/kdev_t.h>
+
+#include "ssa-trace-abi.h"
 
 #define ssa_show_op(op)						\
 	__print_symbolic(op, { 0, "read" }, { 1, "write" },	\
@@ -130,6 +134,61 @@ TRACE_EVENT(ssastripe_join,
 	),
 	TP_printk("%d:%d id=%llu status=%d", MAJOR(__entry->dev),
 		  MINOR(__entry->dev), __entry->id, __entry->status)
+);
+
+/*
+ * One event per request at its join, carrying the record the module kept
+ * for it (only while this event is enabled).  Raw tracepoint and BPF
+ * probes get @rec and copy ssa_trace_rec_size(@nr_slots) bytes of it;
+ * ftrace and perf get the request's fields and what follows from its
+ * children's times.
+ */
+TRACE_EVENT(ssastripe_request,
+	TP_PROTO(dev_t dev, u64 id, u8 op, int status, u32 nr_slots,
+		 const struct ssa_trace_req *rec),
+	TP_ARGS(dev, id, op, status, nr_slots, rec),
+	TP_STRUCT__entry(
+		__field(u64, id)
+		__field(u64, sector)
+		__field(u64, fork_ns)
+		__field(u64, join_ns)
+		__field(u64, max_wait_ns)
+		__field(u64, max_service_ns)
+		__field(u64, skew_ns)
+		__field(dev_t, dev)
+		__field(u32, len)
+		__field(u32, nr_children)
+		__field(u32, nr_valid)
+		__field(int, status)
+		__field(int, last_member)
+		__field(u8, op)
+	),
+	TP_fast_assign(
+		struct ssa_trace_derived d;
+
+		ssa_trace_derive(rec, &d);
+		__entry->id = id;
+		__entry->sector = rec->sector;
+		__entry->fork_ns = rec->fork_ns;
+		__entry->join_ns = rec->join_ns;
+		__entry->max_wait_ns = d.max_wait_ns;
+		__entry->max_service_ns = d.max_service_ns;
+		__entry->skew_ns = d.skew_ns;
+		__entry->dev = dev;
+		__entry->len = rec->len;
+		__entry->nr_children = rec->nr_children;
+		__entry->nr_valid = d.nr_valid;
+		__entry->status = status;
+		__entry->last_member = d.last_member;
+		__entry->op = op;
+	),
+	TP_printk("%d:%d id=%llu %s sector=%llu len=%u children=%u/%u status=%d resp_ns=%llu max_wait_ns=%llu max_service_ns=%llu skew_ns=%llu last=%d",
+		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->id,
+		  ssa_show_op(__entry->op), __entry->sector, __entry->len,
+		  __entry->nr_valid, __entry->nr_children, __entry->status,
+		  __entry->join_ns - __entry->fork_ns, __entry->max_wait_ns,
+		  __entry->max_service_ns, __entry->skew_ns,
+		  __entry->last_member)
 );
 
 #endif /* _SSA_TRACE_H */
