@@ -6,7 +6,9 @@ Reads the text of /sys/kernel/tracing/trace (best captured with the
 
   lifecycle  every fork is joined once; each child is queued, dispatched and
              completed in that order, inside its request's fork..join; a
-             request has the number of children its fork announced
+             request has the number of children its fork announced; a
+             request event (if enabled) follows its join and counts the
+             children that completed
   depth      with --depth D, no member ever has more than D children
              dispatched and not completed
   priority   with --priority on: a low-priority child is never dispatched
@@ -76,7 +78,7 @@ def child_key(ev):
 def check_lifecycle(events):
     """Forks, joins and children each in order; returns (errors, counts)."""
     errors = []
-    forks, joins = {}, set()
+    forks, joins, records = {}, set(), set()
     stage = {}              # child -> last stage seen
     children = defaultdict(int)
     order = {"child_queue": 0, "child_dispatch": 1, "child_complete": 2}
@@ -101,6 +103,17 @@ def check_lifecycle(events):
                     errors.append(f"request {key}: {children[key]} children "
                                   f"completed, fork announced {want}")
             joins.add(key)
+        elif name == "request":
+            key = (ev["dev"], ev["id"])
+            if key not in joins or key in records:
+                errors.append(f"request event of {key} not once after its join")
+            records.add(key)
+            # fewer only when the record had no room for them all
+            valid, issued = map(int, str(ev["children"]).split("/"))
+            if valid > children[key] or \
+                    (valid < children[key] and valid >= issued):
+                errors.append(f"request event of {key}: {valid} children "
+                              f"recorded, {children[key]} completed")
         elif name in order:
             key = child_key(ev)
             req = (ev["dev"], ev["id"])

@@ -6,7 +6,8 @@
  *   ssatrace hist [-i SECONDS]                       log2 histograms
  *
  * Common filters: -D DEVICE, -O OP, -m MIN_USEC, -d SECONDS.
- * Timestamps are CLOCK_MONOTONIC nanoseconds (bpf_ktime_get_ns()).
+ * Timestamps are CLOCK_MONOTONIC nanoseconds, taken by the module
+ * (ktime_get_ns()) and handed over in each request's record.
  */
 #include <argp.h>
 #include <errno.h>
@@ -27,8 +28,6 @@
 enum mode { MODE_RECORD, MODE_HIST };
 enum format { FMT_CSV, FMT_JSON };
 
-#define OPT_TEST_KEEP_SLOTS	0x100	/* an option with no short form */
-
 #define POLL_MS	50	/* how often the ring buffer is read at the least */
 
 static struct env {
@@ -42,7 +41,6 @@ static struct env {
 	int interval;
 	bool verbose;
 	bool disk;
-	bool test_keep_slots;
 } env = { .op = -1, .interval = 0 };
 
 static const char *const op_names[] = {
@@ -76,8 +74,6 @@ static const struct argp_option opts[] = {
 	{ "disk", 'k', NULL, 0, "record: follow each child into its ssadisk member and add "
 	  "when the disk began serving it (disk_start_ns)", 0 },
 	{ "verbose", 'v', NULL, 0, "print libbpf debug messages", 0 },
-	/* test-only: as if every join were missed (Documentation/testing.rst) */
-	{ "test-keep-slots", OPT_TEST_KEEP_SLOTS, NULL, OPTION_HIDDEN, NULL, 0 },
 	{ NULL, 'h', NULL, OPTION_HIDDEN, "show the full help", 0 },
 	{},
 };
@@ -137,9 +133,6 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'k':
 		env.disk = true;
-		break;
-	case OPT_TEST_KEEP_SLOTS:
-		env.test_keep_slots = true;
 		break;
 	case ARGP_KEY_ARG:
 		if (state->arg_num)
@@ -201,96 +194,72 @@ static int libbpf_print_fn(enum libbpf_print_level level, const char *format,
 	return vfprintf(stderr, format, args);
 }
 
-/* Derived times of one request, in ns. */
-struct derived {
-	__u64 resp, max_wait, max_service, skew;
-};
-
-static void derive(const struct ssatrace_req *r, struct derived *d)
-{
-	__u64 first = 0, last = 0;
-	unsigned int i, n = r->nr_seen;
-
-	memset(d, 0, sizeof(*d));
-	d->resp = r->join_ns - r->fork_ns;
-	if (n > SSATRACE_MAX_CHILDREN)
-		n = SSATRACE_MAX_CHILDREN;
-	for (i = 0; i < n; i++) {
-		const struct ssatrace_child *c = &r->child[i];
-
-		if ((c->seen32 & 3) == 3 && c->dispatched_ns - c->queued_ns > d->max_wait)
-			d->max_wait = c->dispatched_ns - c->queued_ns;
-		if ((c->seen32 & 6) == 6 && c->completed_ns - c->dispatched_ns > d->max_service)
-			d->max_service = c->completed_ns - c->dispatched_ns;
-		if (c->seen32 & 4) {
-			if (!first || c->completed_ns < first)
-				first = c->completed_ns;
-			if (c->completed_ns > last)
-				last = c->completed_ns;
-		}
-	}
-	d->skew = last - first;
-}
-
 static FILE *out;
 
 static void print_csv_header(void)
 {
 	fprintf(out, "fork_ns,join_ns,dev,id,op,sector,len,comm,status,nr_children,"
-		"resp_ns,max_wait_ns,max_service_ns,skew_ns,children\n");
+		"resp_ns,max_wait_ns,max_service_ns,skew_ns,children,truncated\n");
 }
 
 /*
  * children: member:class:queued:dispatched:completed:msector:len, and with
- * --disk :disk_start; '|'-joined
+ * --disk :disk_start; '|'-joined, in child order.  A slot that holds no
+ * child of the request (one never issued) is left out.
  */
-static void print_csv(const struct ssatrace_req *r, const struct derived *d)
+static void print_csv(const struct ssa_trace_req *r, const struct ssa_trace_derived *d,
+		      const __u64 *disk)
 {
-	unsigned int i, n = r->nr_seen;
+	unsigned int i, k = 0;
 
-	if (n > SSATRACE_MAX_CHILDREN)
-		n = SSATRACE_MAX_CHILDREN;
-	fprintf(out, "%llu,%llu,%u:%u,%llu,%s,%llu,%u,%s,%d,%u,%llu,%llu,%llu,%llu,",
+	fprintf(out, "%llu,%llu,%u:%u,%llu,%s,%llu,%u,%.16s,%d,%u,%llu,%llu,%llu,%llu,",
 		r->fork_ns, r->join_ns, r->dev >> 20, r->dev & 0xfffff, r->id,
 		op_names[r->op < 6 ? r->op : 5], r->sector, r->len, r->comm,
-		r->status, r->nr_children, d->resp, d->max_wait, d->max_service,
-		d->skew);
-	for (i = 0; i < n; i++) {
-		const struct ssatrace_child *c = &r->child[i];
+		r->status, r->nr_children, d->resp_ns, d->max_wait_ns,
+		d->max_service_ns, d->skew_ns);
+	for (i = 0; i < r->nr_slots; i++) {
+		const struct ssa_trace_child *c = &r->child[i];
 
-		fprintf(out, "%s%u:%s:%llu:%llu:%llu:%llu:%u", i ? "|" : "",
+		if (!ssa_trace_child_valid(r, i))
+			continue;
+		fprintf(out, "%s%u:%s:%llu:%llu:%llu:%llu:%u", k++ ? "|" : "",
 			c->member, class_names[c->class & 1], c->queued_ns,
 			c->dispatched_ns, c->completed_ns, c->msector, c->len);
-		if (env.disk)
-			fprintf(out, ":%llu", c->disk_start_ns);
+		if (disk)
+			fprintf(out, ":%llu", disk[i]);
 	}
-	fputc('\n', out);
+	fprintf(out, ",%d\n", r->nr_children > r->nr_slots);
 }
 
-static void print_json(const struct ssatrace_req *r, const struct derived *d)
+static void print_json(const struct ssa_trace_req *r, const struct ssa_trace_derived *d,
+		       const __u64 *disk)
 {
-	unsigned int i, n = r->nr_seen;
+	unsigned int i, k = 0;
 
-	if (n > SSATRACE_MAX_CHILDREN)
-		n = SSATRACE_MAX_CHILDREN;
 	fprintf(out, "{\"fork_ns\":%llu,\"join_ns\":%llu,\"dev\":\"%u:%u\",\"id\":%llu,"
-		"\"op\":\"%s\",\"sector\":%llu,\"len\":%u,\"comm\":\"%s\",\"status\":%d,"
+		"\"op\":\"%s\",\"sector\":%llu,\"len\":%u,\"comm\":\"%.16s\",\"status\":%d,"
 		"\"nr_children\":%u,\"truncated\":%s,\"resp_ns\":%llu,\"max_wait_ns\":%llu,"
-		"\"max_service_ns\":%llu,\"skew_ns\":%llu,\"children\":[",
+		"\"max_service_ns\":%llu,\"skew_ns\":%llu,\"last_member\":%d,\"children\":[",
 		r->fork_ns, r->join_ns, r->dev >> 20, r->dev & 0xfffff, r->id,
 		op_names[r->op < 6 ? r->op : 5], r->sector, r->len, r->comm,
-		r->status, r->nr_children, r->truncated ? "true" : "false",
-		d->resp, d->max_wait, d->max_service, d->skew);
-	for (i = 0; i < n; i++) {
-		const struct ssatrace_child *c = &r->child[i];
+		r->status, r->nr_children,
+		r->nr_children > r->nr_slots ? "true" : "false",
+		d->resp_ns, d->max_wait_ns, d->max_service_ns, d->skew_ns,
+		d->last_member);
+	for (i = 0; i < r->nr_slots; i++) {
+		const struct ssa_trace_child *c = &r->child[i];
 
-		fprintf(out, "%s{\"member\":%u,\"class\":\"%s\",\"queued_ns\":%llu,"
-			"\"dispatched_ns\":%llu,\"completed_ns\":%llu,\"msector\":%llu,"
-			"\"len\":%u", i ? "," : "", c->member,
-			class_names[c->class & 1], c->queued_ns, c->dispatched_ns,
-			c->completed_ns, c->msector, c->len);
-		if (env.disk)
-			fprintf(out, ",\"disk_start_ns\":%llu", c->disk_start_ns);
+		if (!ssa_trace_child_valid(r, i))
+			continue;
+		fprintf(out, "%s{\"child\":%u,\"member\":%u,\"class\":\"%s\",\"op\":\"%s\","
+			"\"queued_ns\":%llu,\"dispatched_ns\":%llu,\"completed_ns\":%llu,"
+			"\"msector\":%llu,\"len\":%u,\"qlen\":%u,\"status\":%d",
+			k++ ? "," : "", i, c->member, class_names[c->class & 1],
+			op_names[c->op < 6 ? c->op : 5], c->queued_ns,
+			c->dispatched_ns, c->completed_ns, c->msector, c->len,
+			c->qlen, c->status);
+		if (disk)
+			fprintf(out, ",\"disk_start_ns\":%llu", disk[i]);
 		fputc('}', out);
 	}
 	fputs("]}\n", out);
@@ -415,25 +384,28 @@ static void hist_print_all(int fd)
 }
 
 static unsigned long long nr_records;
-static unsigned long long nr_incomplete;
+static unsigned long long nr_incomplete;	/* slots with no child of the request */
+static unsigned long long nr_truncated;		/* requests with more children than slots */
+static unsigned long long nr_bad;		/* samples of no known size */
 
 static int handle_event(void *ctx, void *data, size_t size)
 {
-	const struct ssatrace_req *r = data;
-	struct derived d;
-	unsigned int i;
+	const struct ssa_trace_req *r = data;
+	__u32 room = ssatrace_rec_room(size, env.disk);
+	struct ssa_trace_derived d;
 
-	if (size < offsetof(struct ssatrace_req, child))
+	if (!room || r->nr_slots > room) {
+		nr_bad++;
 		return 0;
+	}
 	nr_records++;
-	for (i = 0; i < r->nr_seen && i < SSATRACE_MAX_CHILDREN; i++)
-		if ((r->child[i].seen32 & 7) != 7)
-			nr_incomplete++;
-	derive(r, &d);
+	ssa_trace_derive(r, &d);
+	nr_incomplete += r->nr_slots - d.nr_valid;
+	nr_truncated += r->nr_children > r->nr_slots;
 	if (env.format == FMT_JSON)
-		print_json(r, &d);
+		print_json(r, &d, env.disk ? data + ssa_trace_rec_size(room) : NULL);
 	else
-		print_csv(r, &d);
+		print_csv(r, &d, env.disk ? data + ssa_trace_rec_size(room) : NULL);
 	return 0;
 }
 
@@ -441,9 +413,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 static unsigned long long prog_misses(struct ssatrace_bpf *skel)
 {
 	struct bpf_program *progs[] = {
-		skel->progs.handle_fork, skel->progs.handle_queue,
-		skel->progs.handle_dispatch, skel->progs.handle_complete,
-		skel->progs.handle_join,
+		skel->progs.handle_request, skel->progs.handle_dispatch,
+		skel->progs.handle_complete, skel->progs.handle_disk_start,
 	};
 	unsigned long long n = 0;
 	unsigned int i;
@@ -452,7 +423,8 @@ static unsigned long long prog_misses(struct ssatrace_bpf *skel)
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 
-		if (!bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len))
+		if (bpf_program__fd(progs[i]) >= 0 &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len))
 			n += info.recursion_misses;
 	}
 	return n;
@@ -475,12 +447,13 @@ static void report_counts(struct ssatrace_bpf *skel)
 	else
 		fprintf(stderr, "ssatrace: %llu records, %llu lost (ring buffer full), ",
 			nr_records, n[SSATRACE_DROP_RINGBUF]);
-	fprintf(stderr, "%llu requests untracked (request table full), %llu events "
-		"missed (nested), %llu children with missing events, %llu requests "
-		"given up (join never seen)\n",
-		n[SSATRACE_DROP_NOSTATE], prog_misses(skel),
+	fprintf(stderr, "%llu events missed (nested), %llu children not recorded, "
+		"%llu requests truncated (more children than the record holds)\n",
+		prog_misses(skel),
 		env.mode == MODE_HIST ? n[SSATRACE_HIST_INCOMPLETE] : nr_incomplete,
-		n[SSATRACE_DROP_STALE]);
+		env.mode == MODE_HIST ? n[SSATRACE_HIST_TRUNCATED] : nr_truncated);
+	if (nr_bad)
+		fprintf(stderr, "ssatrace: %llu samples of unknown size skipped\n", nr_bad);
 }
 
 static __u64 now_s(void)
@@ -523,14 +496,20 @@ int main(int argc, char **argv)
 	skel->rodata->min_lat_ns = env.min_lat_us * 1000;
 	skel->rodata->link_disks = env.disk;
 	skel->rodata->hist_mode = env.mode == MODE_HIST;
-	skel->rodata->test_keep_slots = env.test_keep_slots;
-	/* each mode leaves the other's map unused: make it as small as it goes */
-	if (env.mode == MODE_HIST)
+	/* each mode leaves the other's maps unused: make them as small as they go */
+	if (env.mode == MODE_HIST) {
 		bpf_map__set_max_entries(skel->maps.events, getpagesize());
-	else
+	} else {
 		bpf_map__set_max_entries(skel->maps.hists, 1);
-	if (!env.disk)
+		bpf_map__set_max_entries(skel->maps.scratch, 1);
+	}
+	if (!env.disk) {
+		bpf_program__set_autoload(skel->progs.handle_dispatch, false);
+		bpf_program__set_autoload(skel->progs.handle_complete, false);
 		bpf_program__set_autoload(skel->progs.handle_disk_start, false);
+		bpf_map__set_max_entries(skel->maps.links, 1);
+		bpf_map__set_max_entries(skel->maps.disk_starts, 1);
+	}
 
 	err = ssatrace_bpf__load(skel);
 	if (err) {
@@ -541,7 +520,8 @@ int main(int argc, char **argv)
 	err = ssatrace_bpf__attach(skel);
 	if (err) {
 		fprintf(stderr, "ssatrace: cannot attach to the ssastripe tracepoints "
-			"(is the dm-ssastripe module loaded?): %s\n", strerror(-err));
+			"(is dm-ssastripe 1.6.0 or later loaded%s?): %s\n",
+			env.disk ? ", and an ssadisk" : "", strerror(-err));
 		goto cleanup;
 	}
 

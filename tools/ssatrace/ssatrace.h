@@ -6,47 +6,38 @@
 #ifndef SSATRACE_H
 #define SSATRACE_H
 
-#define SSATRACE_MAX_CHILDREN	64
-#define SSATRACE_COMM_LEN	16
+#include "ssa-trace-abi.h"
 
-struct ssatrace_child {
-	__u64 queued_ns;
-	__u64 dispatched_ns;
-	__u64 completed_ns;
-	__u64 msector;
-	__u64 disk_start_ns;	/* --disk: an ssadisk member began serving it */
-	__u32 len;
-	__u32 seen32;		/* bit 0 queued, 1 dispatched, 2 completed,
-				 * 3 disk start */
-	__u16 member;
-	__u8 class;
-	__u8 pad;
-};
+/*
+ * A record sample in the ring buffer: the module's request record
+ * (struct ssa_trace_req, ssa-trace-abi.h) with room for 1, 4, 16 or 64
+ * children, of which the record's nr_slots are filled in; with --disk, an
+ * array of @room disk start times (ns, 0: none) follows the room.
+ */
+static inline __u64 ssatrace_sample_size(__u32 room, int disk)
+{
+	return ssa_trace_rec_size(room) + (disk ? room * sizeof(__u64) : 0);
+}
 
-struct ssatrace_req {
-	__u64 id;
-	__u64 fork_ns;
-	__u64 join_ns;
-	__u64 sector;
-	__u32 dev;		/* kernel encoding: major << 20 | minor */
-	__u32 len;
-	__u32 nr_children;	/* announced at fork */
-	__u32 nr_seen;		/* children with events (<= MAX_CHILDREN kept) */
-	__s32 status;
-	__u8 op;
-	__u8 truncated;		/* more children than MAX_CHILDREN */
-	char comm[SSATRACE_COMM_LEN];	/* task that submitted the request */
-	struct ssatrace_child child[SSATRACE_MAX_CHILDREN];
-};
+/* The room of a sample of @size bytes; 0 if it is no sample's size. */
+static inline __u32 ssatrace_rec_room(__u64 size, int disk)
+{
+	static const __u32 rooms[] = { 1, 4, 16, SSA_TRACE_MAX_SLOTS };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(rooms) / sizeof(rooms[0]); i++)
+		if (size == ssatrace_sample_size(rooms[i], disk))
+			return rooms[i];
+	return 0;
+}
 
 /* Counters kept by the BPF side (array map "counts"). */
 enum ssatrace_count {
 	SSATRACE_DROP_RINGBUF,	/* ring buffer full at join */
-	SSATRACE_DROP_NOSTATE,	/* request table full at fork */
-	SSATRACE_DROP_STALE,	/* join never seen: its slot taken back */
 	SSATRACE_DROP_HIST,	/* hist: histogram table full */
 	SSATRACE_HIST_REQS,	/* hist: requests added to the histograms */
-	SSATRACE_HIST_INCOMPLETE, /* hist: their children with missing events */
+	SSATRACE_HIST_INCOMPLETE, /* hist: slots with no child of the request */
+	SSATRACE_HIST_TRUNCATED, /* hist: requests with children beyond the record */
 	SSATRACE_NR_COUNTS,
 };
 
