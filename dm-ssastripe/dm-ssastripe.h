@@ -226,6 +226,10 @@ struct ssa_child {
 	struct bio bio;		/* must be last */
 };
 
+/* The record's sizes are tracing ABI (ssa-trace-abi.h): never change them. */
+static_assert(sizeof(struct ssa_trace_child) == 56);
+static_assert(sizeof(struct ssa_trace_req) == 72);
+
 /*
  * Children a request record has room for: twice the members (a parity
  * read-modify-write reads and writes each member it touches), at most
