@@ -3,10 +3,16 @@
  * Unit tests for ssatrace's histogram slots (tools/ssatrace/ssatrace.h):
  * the slot the BPF side counts a time in is the slot whose printed range
  * holds that time, and the ranges tile the microseconds without a gap.
+ * And its number writer (tools/ssatrace/outbuf.h) writes what printf
+ * would.
  */
 #include <linux/types.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include "tap.h"
 #include "ssatrace.h"
+#include "outbuf.h"
 
 static bool in_slot(__u64 ns)
 {
@@ -70,6 +76,46 @@ static void test_pseudo_random(void)
 	tap(ok, "100000 times of every magnitude each land in their printed range");
 }
 
+/* outbuf_*() against snprintf() on the edges and 10^6 pseudo-random values */
+static void test_outbuf(void)
+{
+	static const unsigned long long edges[] = {
+		0, 1, 9, 10, 99, 100, 4294967295ULL, 4294967296ULL,
+		9223372036854775807ULL, 9223372036854775808ULL, 9999999999999999999ULL,
+		10000000000000000000ULL, ULLONG_MAX,
+	};
+	char want[64], got[64], *end;
+	unsigned long long x = 88172645463325252ULL, v;
+	bool ok_u = true, ok_s = true;
+	unsigned int i;
+
+	for (i = 0; i < 1000000 + sizeof(edges) / sizeof(edges[0]); i++) {
+		if (i < sizeof(edges) / sizeof(edges[0])) {
+			v = edges[i];
+		} else {	/* xorshift64, then a random magnitude */
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			v = x >> (x % 64);
+		}
+		snprintf(want, sizeof(want), "%llu", v);
+		end = outbuf_u64(got, v);
+		*end = 0;
+		ok_u &= !strcmp(want, got);
+		snprintf(want, sizeof(want), "%lld", (long long)v);
+		end = outbuf_s64(got, (long long)v);
+		*end = 0;
+		ok_s &= !strcmp(want, got);
+	}
+	tap(ok_u, "outbuf_u64 writes what %%llu does");
+	tap(ok_s, "outbuf_s64 writes what %%lld does, LLONG_MIN included");
+	end = outbuf_char(outbuf_str(got, "fio\0junk", 16), '|');
+	end = outbuf_str(end, "0123456789abcdefXYZ", 16);
+	*end = 0;
+	tap(!strcmp(got, "fio|0123456789abcdef"),
+	    "outbuf_str stops at the NUL or the bound");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -77,6 +123,7 @@ int main(void)
 	test_edges();
 	test_tiling();
 	test_pseudo_random();
+	test_outbuf();
 	printf("1..%d\n", test_nr);
 	return failures ? 1 : 0;
 }

@@ -23,6 +23,7 @@
 #include <bpf/bpf.h>
 
 #include "ssatrace.h"
+#include "outbuf.h"
 #include "ssatrace.skel.h"
 
 enum mode { MODE_RECORD, MODE_HIST };
@@ -48,7 +49,7 @@ static const char *const op_names[] = {
 };
 static const char *const class_names[] = { "high", "low" };
 
-const char *argp_program_version = "ssatrace 1.0";
+const char *argp_program_version = "ssatrace 1.1";
 static const char doc[] =
 "Follow dm-ssastripe requests from fork to join.\n"
 "\n"
@@ -210,25 +211,47 @@ static void print_csv_header(void)
 static void print_csv(const struct ssa_trace_req *r, const struct ssa_trace_derived *d,
 		      const __u64 *disk)
 {
+	/* 15 numbers and a name; per child 10 numbers and a class */
+	static char line[(16 + 12 * SSA_TRACE_MAX_SLOTS) * (OUTBUF_U64_MAX + 1) + 32];
+	char *p = line;
 	unsigned int i, k = 0;
 
-	fprintf(out, "%llu,%llu,%u:%u,%llu,%s,%llu,%u,%.16s,%d,%u,%llu,%llu,%llu,%llu,",
-		r->fork_ns, r->join_ns, r->dev >> 20, r->dev & 0xfffff, r->id,
-		op_names[r->op < 6 ? r->op : 5], r->sector, r->len, r->comm,
-		r->status, r->nr_children, d->resp_ns, d->max_wait_ns,
-		d->max_service_ns, d->skew_ns);
-	for (i = 0; i < r->nr_slots; i++) {
+	p = outbuf_char(outbuf_u64(p, r->fork_ns), ',');
+	p = outbuf_char(outbuf_u64(p, r->join_ns), ',');
+	p = outbuf_char(outbuf_u64(p, r->dev >> 20), ':');
+	p = outbuf_char(outbuf_u64(p, r->dev & 0xfffff), ',');
+	p = outbuf_char(outbuf_u64(p, r->id), ',');
+	p = outbuf_char(outbuf_str(p, op_names[r->op < 6 ? r->op : 5], 16), ',');
+	p = outbuf_char(outbuf_u64(p, r->sector), ',');
+	p = outbuf_char(outbuf_u64(p, r->len), ',');
+	p = outbuf_char(outbuf_str(p, r->comm, sizeof(r->comm)), ',');
+	p = outbuf_char(outbuf_s64(p, r->status), ',');
+	p = outbuf_char(outbuf_u64(p, r->nr_children), ',');
+	p = outbuf_char(outbuf_u64(p, d->resp_ns), ',');
+	p = outbuf_char(outbuf_u64(p, d->max_wait_ns), ',');
+	p = outbuf_char(outbuf_u64(p, d->max_service_ns), ',');
+	p = outbuf_char(outbuf_u64(p, d->skew_ns), ',');
+	for (i = 0; i < r->nr_slots && i < SSA_TRACE_MAX_SLOTS; i++) {
 		const struct ssa_trace_child *c = &r->child[i];
 
 		if (!ssa_trace_child_valid(r, i))
 			continue;
-		fprintf(out, "%s%u:%s:%llu:%llu:%llu:%llu:%u", k++ ? "|" : "",
-			c->member, class_names[c->class & 1], c->queued_ns,
-			c->dispatched_ns, c->completed_ns, c->msector, c->len);
+		if (k++)
+			p = outbuf_char(p, '|');
+		p = outbuf_char(outbuf_u64(p, c->member), ':');
+		p = outbuf_char(outbuf_str(p, class_names[c->class & 1], 4), ':');
+		p = outbuf_char(outbuf_u64(p, c->queued_ns), ':');
+		p = outbuf_char(outbuf_u64(p, c->dispatched_ns), ':');
+		p = outbuf_char(outbuf_u64(p, c->completed_ns), ':');
+		p = outbuf_char(outbuf_u64(p, c->msector), ':');
+		p = outbuf_u64(p, c->len);
 		if (disk)
-			fprintf(out, ":%llu", disk[i]);
+			p = outbuf_u64(outbuf_char(p, ':'), disk[i]);
 	}
-	fprintf(out, ",%d\n", r->nr_children > r->nr_slots);
+	p = outbuf_char(p, ',');
+	p = outbuf_char(p, r->nr_children > r->nr_slots ? '1' : '0');
+	p = outbuf_char(p, '\n');
+	fwrite(line, 1, p - line, out);
 }
 
 static void print_json(const struct ssa_trace_req *r, const struct ssa_trace_derived *d,
@@ -534,6 +557,9 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
+	/* one write per poll, not per record (if it fails: stdio's default) */
+	if (env.mode == MODE_RECORD)
+		setvbuf(out, NULL, _IOFBF, 1 << 20);
 	if (env.mode == MODE_HIST) {
 		hist_last = calloc(SSATRACE_HISTS, sizeof(*hist_last));
 		hist_now = calloc(SSATRACE_HISTS, sizeof(*hist_now));
@@ -572,6 +598,8 @@ int main(int argc, char **argv)
 			break;
 		}
 		err = 0;
+		if (env.mode == MODE_RECORD)
+			fflush(out);	/* records are at most a poll late */
 		if (env.duration && now_s() - start >= (__u64)env.duration)
 			break;
 		if (env.mode == MODE_HIST && env.interval &&

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * ssatrace: building a record's text line without printf.  A record is
+ * some twenty numbers; printf's format parsing made writing it cost more
+ * than the whole BPF side of the request (bench/README.md), so each line
+ * is put together with these and written with one fwrite().
+ *
+ * Each function writes at p and returns the end of what it wrote; the
+ * caller keeps room (OUTBUF_U64_MAX bytes per number).
+ */
+#ifndef SSATRACE_OUTBUF_H
+#define SSATRACE_OUTBUF_H
+
+#define OUTBUF_U64_MAX	20	/* digits of 2^64 - 1 */
+
+static inline char *outbuf_u64(char *p, unsigned long long v)
+{
+	char tmp[OUTBUF_U64_MAX];
+	int n = 0;
+
+	do {
+		tmp[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static inline char *outbuf_s64(char *p, long long v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return outbuf_u64(p, 0ULL - (unsigned long long)v);
+	}
+	return outbuf_u64(p, v);
+}
+
+/* At most max bytes of s, up to its NUL. */
+static inline char *outbuf_str(char *p, const char *s, unsigned int max)
+{
+	while (max-- && *s)
+		*p++ = *s++;
+	return p;
+}
+
+static inline char *outbuf_char(char *p, char c)
+{
+	*p = c;
+	return p + 1;
+}
+
+#endif /* SSATRACE_OUTBUF_H */
