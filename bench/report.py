@@ -76,7 +76,7 @@ def variants_table(points, baseline="ssastripe", reference="striped"):
     return rows
 
 
-def prog_cost_table(progs, prefix="handle_", per="handle_join"):
+def prog_cost_table(progs, prefix="handle_", per="handle_request"):
     """Markdown rows: run count, ns per run and ns per request of each BPF
     program whose name starts with PREFIX, from bpftool's JSON with run-time
     statistics; requests are the runs of program PER (one per request)."""
