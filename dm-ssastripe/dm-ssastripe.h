@@ -105,6 +105,17 @@ struct ssa_volume_stats {
 	u64 other;		/* flush, discard, write-zeroes requests */
 };
 
+/*
+ * Request records freed at a join, kept on that CPU for the next fork
+ * (ssa-io.c): the slab allocator is not on the path of a traced request.
+ */
+#define SSA_TRACE_CACHE	32
+
+struct ssa_trace_cache {
+	unsigned int nr;
+	struct ssa_trace_req *rec[SSA_TRACE_CACHE];
+};
+
 /* Table options; a bit per option records that the table named it. */
 enum ssa_opt {
 	SSA_OPT_COALESCE,
@@ -136,14 +147,10 @@ struct ssa_ctx {
 	unsigned int queue_depth;	/* 0: unbounded, no queueing */
 	bool priority;		/* false: both classes share one FIFO */
 
-	/*
-	 * Per-bio data: struct ssa_io with its segs[], then at @trace_off
-	 * the request record of the ssastripe_request event, with room for
-	 * @trace_slots children (ssa-trace-abi.h).
-	 */
-	unsigned int io_size;
-	unsigned int trace_off;
+	unsigned int io_size;	/* per-bio data: ssa_io_size() */
+	/* children a request record holds (ssastripe_request) */
 	unsigned int trace_slots;
+	struct ssa_trace_cache __percpu *trace_cache;
 
 	struct bio_set bs;	/* children; front pad is struct ssa_child */
 	struct workqueue_struct *wq;	/* member dispatchers */
@@ -197,7 +204,8 @@ struct ssa_io {
 	atomic_t pending;	/* children in flight, plus one while forking */
 	u32 error;		/* first error of a child (a blk_status_t) */
 	u32 nr_children;	/* children issued so far */
-	bool traced;		/* ssastripe_request was on at the fork */
+	/* ssastripe_request's record: NULL unless the event was on at the fork */
+	struct ssa_trace_req *rec;
 	bool remapped;		/* the parent itself went to cs.member */
 	struct ssa_cstate cs;	/* the parent's own child state if remapped */
 	/* Mirror writes: members written to, and those that failed. */
@@ -240,29 +248,16 @@ static inline unsigned int ssa_trace_slots(unsigned int nr_members)
 	return min_t(unsigned int, 2 * nr_members, SSA_TRACE_MAX_SLOTS);
 }
 
-/* Offset of the request record in the per-bio data. */
-static inline size_t ssa_trace_off(unsigned int nr_members)
-{
-	return ALIGN(sizeof(struct ssa_io) + nr_members * sizeof(u16),
-		     __alignof__(struct ssa_trace_req));
-}
-
 /* DM places per-bio data right before the bio: keep its alignment. */
 static inline size_t ssa_io_size(unsigned int nr_members)
 {
-	return ALIGN(ssa_trace_off(nr_members) +
-		     ssa_trace_rec_size(ssa_trace_slots(nr_members)),
+	return ALIGN(sizeof(struct ssa_io) + nr_members * sizeof(u16),
 		     __alignof__(struct ssa_io));
 }
 
 static inline struct ssa_io *ssa_io_of(struct ssa_ctx *sc, struct bio *bio)
 {
 	return dm_per_bio_data(bio, sc->io_size);
-}
-
-static inline struct ssa_trace_req *ssa_trace_rec(struct ssa_io *io)
-{
-	return (void *)io + io->sc->trace_off;
 }
 
 static inline bool ssa_is_mirror(struct ssa_ctx *sc)
@@ -300,6 +295,7 @@ void ssa_child_done_held(struct ssa_ctx *sc, struct bio *bio,
 void ssa_slot_put(struct ssa_ctx *sc, unsigned int m);
 void ssa_submit_held(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 		     struct ssa_cstate *cs);
+void ssa_trace_cache_free(struct ssa_ctx *sc);
 void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 		      struct ssa_cstate *cs, bool from_map);
 u64 ssa_count_segs(struct ssa_ctx *sc, struct ssa_io *io, struct bio *parent,

@@ -27,6 +27,7 @@
  * so dispatch neither recurses nor sleeps in completion context.
  */
 #include <linux/blkdev.h>
+#include <linux/slab.h>
 
 #include "dm-ssastripe.h"
 
@@ -46,17 +47,18 @@ static inline u64 ssa_trace_bsector(struct ssa_ctx *sc, struct ssa_cstate *cs)
 
 /*
  * Request records (ssastripe_request): while that event is enabled, a
- * request that forks keeps its children's times in the record at the end
- * of its per-bio data, and the join hands the record to the event.  A
- * child writes only its own slot, the join reads them after the last
- * child's reference is dropped, so no lock is needed.
+ * request that forks gets a record (allocated then, so that untraced
+ * requests carry nothing), its children write their times into their own
+ * slots, and the join hands the record to the event and frees it.  The
+ * join reads the slots after the last child's reference is dropped, so no
+ * lock is needed.
  */
 static struct ssa_trace_child *ssa_trace_slot(struct ssa_io *io,
 					      struct ssa_cstate *cs)
 {
-	if (likely(!io || !io->traced) || cs->idx >= io->sc->trace_slots)
+	if (likely(!io || !io->rec) || cs->idx >= io->sc->trace_slots)
 		return NULL;
-	return &ssa_trace_rec(io)->child[cs->idx];
+	return &io->rec->child[cs->idx];
 }
 
 static void ssa_trace_queued(struct ssa_io *io, struct ssa_cstate *cs)
@@ -67,7 +69,7 @@ static void ssa_trace_queued(struct ssa_io *io, struct ssa_cstate *cs)
 		return;
 	tc->id = 0;		/* not this request's until it completes */
 	/* a remapped request is queued as it forks: one clock read less */
-	tc->queued_ns = io->remapped ? ssa_trace_rec(io)->fork_ns : ktime_get_ns();
+	tc->queued_ns = io->remapped ? io->rec->fork_ns : ktime_get_ns();
 	tc->msector = cs->msector;
 	tc->len = cs->len;
 	tc->member = cs->member;
@@ -99,6 +101,60 @@ static void ssa_trace_completed(struct ssa_io *io, struct ssa_cstate *cs,
 	tc->id = io->id;
 }
 
+/*
+ * A record for a fork: one a join on this CPU left behind, or a new one.
+ * Taken without sleeping or dipping into reserves: under memory pressure
+ * a request goes untraced, and the log says so.
+ */
+static struct ssa_trace_req *ssa_trace_rec_get(struct ssa_ctx *sc)
+{
+	struct ssa_trace_req *rec = NULL;
+	struct ssa_trace_cache *c;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	c = this_cpu_ptr(sc->trace_cache);
+	if (c->nr)
+		rec = c->rec[--c->nr];
+	local_irq_restore(flags);
+	if (rec)
+		return rec;
+	return kmalloc(ssa_trace_rec_size(sc->trace_slots),
+		       GFP_NOWAIT | __GFP_NOWARN);
+}
+
+static void ssa_trace_rec_put(struct ssa_ctx *sc, struct ssa_trace_req *rec)
+{
+	struct ssa_trace_cache *c;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	c = this_cpu_ptr(sc->trace_cache);
+	if (c->nr < SSA_TRACE_CACHE) {
+		c->rec[c->nr++] = rec;
+		rec = NULL;
+	}
+	local_irq_restore(flags);
+	kfree(rec);
+}
+
+/* At the target's end, when no request is left. */
+void ssa_trace_cache_free(struct ssa_ctx *sc)
+{
+	int cpu;
+
+	if (!sc->trace_cache)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct ssa_trace_cache *c = per_cpu_ptr(sc->trace_cache, cpu);
+
+		while (c->nr)
+			kfree(c->rec[--c->nr]);
+	}
+	free_percpu(sc->trace_cache);
+	sc->trace_cache = NULL;
+}
+
 /* The fork events of a request (ssa_fork_begin() and the remapped path). */
 static void ssa_trace_fork(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
 			   u64 start, u32 len, u32 nr_children)
@@ -106,10 +162,15 @@ static void ssa_trace_fork(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
 	struct ssa_trace_req *rec;
 
 	trace_ssastripe_fork(sc->devt, io->id, op, start, len, nr_children);
-	io->traced = trace_ssastripe_request_enabled();
-	if (likely(!io->traced))
+	if (likely(!trace_ssastripe_request_enabled()) || io->rec)
 		return;
-	rec = ssa_trace_rec(io);
+	rec = ssa_trace_rec_get(sc);
+	if (unlikely(!rec)) {
+		DMWARN_LIMIT("%s: no memory for a request record: request %llu not traced",
+			     dm_device_name(dm_table_get_md(sc->ti->table)),
+			     io->id);
+		return;
+	}
 	rec->fork_ns = ktime_get_ns();
 	rec->id = io->id;
 	rec->sector = start;
@@ -119,23 +180,25 @@ static void ssa_trace_fork(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
 	rec->op = op;
 	rec->version = SSA_TRACE_REC_VERSION;
 	memcpy(rec->comm, current->comm, sizeof(rec->comm));
+	io->rec = rec;
 }
 
 static void ssa_trace_join(struct ssa_io *io, int status)
 {
 	struct ssa_ctx *sc = io->sc;
-	struct ssa_trace_req *rec;
+	struct ssa_trace_req *rec = io->rec;
 
 	trace_ssastripe_join(sc->devt, io->id, status);
-	if (likely(!io->traced))
+	if (likely(!rec))
 		return;
-	rec = ssa_trace_rec(io);
+	io->rec = NULL;
 	rec->join_ns = ktime_get_ns();
 	rec->status = status;
 	rec->nr_children = max(rec->nr_children, io->nr_children);
 	rec->nr_slots = min(rec->nr_children, sc->trace_slots);
 	trace_ssastripe_request(sc->devt, io->id, rec->op, status,
 				rec->nr_slots, rec);
+	ssa_trace_rec_put(sc, rec);
 }
 
 static inline struct ssa_child *to_child(struct bio *bio)
@@ -765,7 +828,7 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 	io->id = ssa_next_id(sc);
 	io->error = 0;
 	io->nr_children = 0;
-	io->traced = false;
+	io->rec = NULL;
 	io->remapped = false;
 	io->pop = NULL;
 	io->iter = bio->bi_iter;

@@ -213,6 +213,7 @@ static void ssa_free(struct ssa_ctx *sc)
 	}
 	free_percpu(sc->stats);
 	free_percpu(sc->req_seq);
+	ssa_trace_cache_free(sc);
 	if (bioset_initialized(&sc->bs))
 		bioset_exit(&sc->bs);
 	kfree(sc);
@@ -439,7 +440,8 @@ static int ssa_alloc_stats(struct ssa_ctx *sc)
 
 	sc->stats = alloc_percpu(struct ssa_volume_stats);
 	sc->req_seq = alloc_percpu(u64);
-	if (!sc->stats || !sc->req_seq)
+	sc->trace_cache = alloc_percpu(struct ssa_trace_cache);
+	if (!sc->stats || !sc->req_seq || !sc->trace_cache)
 		return -ENOMEM;
 	for (m = 0; m < sc->nr_members; m++) {
 		sc->members[m].stats = alloc_percpu(struct ssa_member_stats);
@@ -617,7 +619,6 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	ti->private = sc;
 	sc->io_size = ssa_io_size(n);
-	sc->trace_off = ssa_trace_off(n);
 	sc->trace_slots = ssa_trace_slots(n);
 	ti->per_io_data_size = sc->io_size;
 	ti->num_flush_bios = 1;
