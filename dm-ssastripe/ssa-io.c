@@ -49,7 +49,7 @@ static inline u64 ssa_trace_bsector(struct ssa_ctx *sc, struct ssa_cstate *cs)
  * Request records (ssastripe_request): while that event is enabled, a
  * request that forks gets a record (allocated then, so that untraced
  * requests carry nothing), its children write their times into their own
- * slots, and the join hands the record to the event and frees it.  The
+ * slots, and the join hands the record to the event and releases it.  The
  * join reads the slots after the last child's reference is dropped, so no
  * lock is needed.
  */
@@ -256,7 +256,8 @@ static u64 ssa_next_id(struct ssa_ctx *sc)
  * (dm_submit_bio_remap() starts the request's accounting, once); from the
  * dispatcher's work item the child is submitted plainly, since that
  * one-time start must not race with the map path.  A request all of whose
- * children waited is accounted by DM core when it completes.
+ * children waited is accounted by DM core when it completes.  @waited:
+ * the child waited in its member's queue (for its record's dispatch time).
  */
 static void ssa_dispatch(struct ssa_ctx *sc, struct bio *bio,
 			 struct ssa_io *io, struct ssa_cstate *cs, u32 qlen,
@@ -293,7 +294,6 @@ static void ssa_account_issue(struct ssa_member *mb, struct ssa_cstate *cs)
 /*
  * Every child, and every remapped parent, reaches its member here.
  * @from_map: called from the target's map function (see ssa_dispatch()).
- * @waited: the child waited in its member's queue.
  */
 void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 		      struct ssa_cstate *cs, bool from_map)
