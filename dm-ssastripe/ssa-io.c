@@ -67,7 +67,6 @@ static void ssa_trace_queued(struct ssa_io *io, struct ssa_cstate *cs)
 
 	if (!tc)
 		return;
-	tc->id = 0;		/* not this request's until it completes */
 	/* a remapped request is queued as it forks: one clock read less */
 	tc->queued_ns = io->remapped ? io->rec->fork_ns : ktime_get_ns();
 	tc->msector = cs->msector;
@@ -160,8 +159,10 @@ static void ssa_trace_fork(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
 			   u64 start, u32 len, u32 nr_children)
 {
 	struct ssa_trace_req *rec;
+	unsigned int i;
 
 	trace_ssastripe_fork(sc->devt, io->id, op, start, len, nr_children);
+	/* a request forks once; the test keeps a record from leaking if not */
 	if (likely(!trace_ssastripe_request_enabled()) || io->rec)
 		return;
 	rec = ssa_trace_rec_get(sc);
@@ -180,6 +181,13 @@ static void ssa_trace_fork(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
 	rec->op = op;
 	rec->version = SSA_TRACE_REC_VERSION;
 	memcpy(rec->comm, current->comm, sizeof(rec->comm));
+	/*
+	 * A slot is this request's once a child completes in it.  Until then
+	 * it must not hold this id: a reused record (or one another volume,
+	 * whose ids start alike, freed) may hold an old request's slots.
+	 */
+	for (i = 0; i < sc->trace_slots; i++)
+		rec->child[i].id = 0;
 	io->rec = rec;
 }
 
