@@ -8,7 +8,8 @@ Reads the text of /sys/kernel/tracing/trace (best captured with the
              completed in that order, inside its request's fork..join; a
              request has the number of children its fork announced; a
              request event (if enabled) follows its join and counts the
-             children that completed
+             children that completed, and every request forked after the
+             first request event has one
   depth      with --depth D, no member ever has more than D children
              dispatched and not completed
   priority   with --priority on: a low-priority child is never dispatched
@@ -83,14 +84,15 @@ def check_lifecycle(events):
     children = defaultdict(int)
     order = {"child_queue": 0, "child_dispatch": 1, "child_complete": 2}
     counts = defaultdict(int)
-    for ev in events:
+    first_record = None     # position of the first request event
+    for pos, ev in enumerate(events):
         name = ev["ev"]
         counts[name] += 1
         if name == "fork":
             key = (ev["dev"], ev["id"])
             if key in forks:
                 errors.append(f"request {key} forked twice")
-            forks[key] = ev
+            forks[key] = dict(ev, pos=pos)
         elif name == "join":
             key = (ev["dev"], ev["id"])
             if key not in forks:
@@ -105,6 +107,8 @@ def check_lifecycle(events):
             joins.add(key)
         elif name == "request":
             key = (ev["dev"], ev["id"])
+            if first_record is None:
+                first_record = pos
             if key not in joins or key in records:
                 errors.append(f"request event of {key} not once after its join")
             records.add(key)
@@ -133,6 +137,12 @@ def check_lifecycle(events):
     for key in forks:
         if key not in joins:
             errors.append(f"request {key} never joined")
+    # The events are switched on one after another, so a request may fork
+    # before its request event is on; after the first one, none may.
+    if first_record is not None:
+        for key in joins - records:
+            if key in forks and forks[key]["pos"] > first_record:
+                errors.append(f"request {key} joined without a request event")
     for key, st in stage.items():
         errors.append(f"child {key} stopped at stage {st}")
     return errors, dict(counts)
