@@ -350,6 +350,32 @@ ssatrace_inflight() {
 	return $rc
 }
 
+# Removing a volume while ssatrace records it frees the records its CPUs
+# keep for reuse (ssa_trace_cache_free() with records in the caches); the
+# module cannot be unloaded while ssatrace holds its tracepoint, and can
+# be once ssatrace has stopped.  Every request before the removal is
+# recorded.
+ssatrace_unload() {
+	local rc=0
+	ssat_ready || return $KSFT_SKIP
+	vol_create ssat-u 16384 stripe 8 "$(ram_members 2)" || return 1
+	ssatrace_start record -D ssat-u -o "$WORK/u.csv" || return 1
+	dd if=/dev/mapper/ssat-u of=/dev/null bs=4k count=200 iflag=direct status=none ||
+		{ fail "dd failed"; rc=1; }
+	vol_remove ssat-u || { fail "removing the traced volume failed"; rc=1; }
+	if rmmod dm_ssastripe 2>/dev/null; then
+		fail "rmmod succeeded while ssatrace holds the module's tracepoint"
+		insmod "$KO"
+		rc=1
+	fi
+	ssatrace_stop || { fail "ssatrace failed to stop"; rc=1; }
+	cat "$WORK/ssatrace.err"
+	expect_eq "records" "$(($(wc -l < "$WORK/u.csv") - 1))" 200 || rc=1
+	rmmod dm_ssastripe || { fail "rmmod failed once ssatrace stopped"; rc=1; }
+	insmod "$KO" || { fail "insmod after rmmod failed"; return 1; }
+	return $rc
+}
+
 # sum4k DEV: checksum of the device's first 4 KiB, read as one request
 sum4k() {
 	dd if="$1" bs=4k count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1
@@ -364,3 +390,4 @@ register ssatrace_two_devices ssatrace_two_devices
 register ssatrace_parity ssatrace_parity
 register ssatrace_truncated ssatrace_truncated
 register ssatrace_inflight ssatrace_inflight
+register ssatrace_unload ssatrace_unload
