@@ -114,6 +114,10 @@ static void test_outbuf(void)
 	*end = 0;
 	tap(!strcmp(got, "fio|0123456789abcdef"),
 	    "outbuf_str stops at the NUL or the bound");
+	end = outbuf_name(got, "a,b\"c\\d\ne\x7f\xc3\xa9" "f\0x", 16);
+	*end = 0;
+	tap(!strcmp(got, "a?b?c?d?e?\xc3\xa9" "f"),
+	    "outbuf_name masks what would break a CSV field or JSON string");
 }
 
 int main(void)

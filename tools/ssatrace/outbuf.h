@@ -44,6 +44,22 @@ static inline char *outbuf_str(char *p, const char *s, unsigned int max)
 	return p;
 }
 
+/*
+ * A task name, at most max bytes up to its NUL, as a CSV field or a JSON
+ * string can hold it: control characters, ',', '"' and '\\' become '?'
+ * (a task can name itself anything).
+ */
+static inline char *outbuf_name(char *p, const char *s, unsigned int max)
+{
+	for (; max-- && *s; s++) {
+		unsigned char c = *s;
+
+		*p++ = c < 0x20 || c == 0x7f || c == ',' || c == '"' || c == '\\' ?
+		       '?' : c;
+	}
+	return p;
+}
+
 static inline char *outbuf_char(char *p, char c)
 {
 	*p = c;

@@ -224,7 +224,7 @@ static void print_csv(const struct ssa_trace_req *r, const struct ssa_trace_deri
 	p = outbuf_char(outbuf_str(p, op_names[r->op < 6 ? r->op : 5], 16), ',');
 	p = outbuf_char(outbuf_u64(p, r->sector), ',');
 	p = outbuf_char(outbuf_u64(p, r->len), ',');
-	p = outbuf_char(outbuf_str(p, r->comm, sizeof(r->comm)), ',');
+	p = outbuf_char(outbuf_name(p, r->comm, sizeof(r->comm)), ',');
 	p = outbuf_char(outbuf_s64(p, r->status), ',');
 	p = outbuf_char(outbuf_u64(p, r->nr_children), ',');
 	p = outbuf_char(outbuf_u64(p, d->resp_ns), ',');
@@ -257,14 +257,17 @@ static void print_csv(const struct ssa_trace_req *r, const struct ssa_trace_deri
 static void print_json(const struct ssa_trace_req *r, const struct ssa_trace_derived *d,
 		       const __u64 *disk)
 {
+	char comm[sizeof(r->comm) + 1];
 	unsigned int i, k = 0;
 
+	*outbuf_name(comm, r->comm, sizeof(r->comm)) = '\0';
+
 	fprintf(out, "{\"fork_ns\":%llu,\"join_ns\":%llu,\"dev\":\"%u:%u\",\"id\":%llu,"
-		"\"op\":\"%s\",\"sector\":%llu,\"len\":%u,\"comm\":\"%.16s\",\"status\":%d,"
+		"\"op\":\"%s\",\"sector\":%llu,\"len\":%u,\"comm\":\"%s\",\"status\":%d,"
 		"\"nr_children\":%u,\"truncated\":%s,\"resp_ns\":%llu,\"max_wait_ns\":%llu,"
 		"\"max_service_ns\":%llu,\"skew_ns\":%llu,\"last_member\":%d,\"children\":[",
 		r->fork_ns, r->join_ns, r->dev >> 20, r->dev & 0xfffff, r->id,
-		op_names[r->op < 6 ? r->op : 5], r->sector, r->len, r->comm,
+		op_names[r->op < 6 ? r->op : 5], r->sector, r->len, comm,
 		r->status, r->nr_children,
 		r->nr_children > r->nr_slots ? "true" : "false",
 		d->resp_ns, d->max_wait_ns, d->max_service_ns, d->skew_ns,
