@@ -36,6 +36,18 @@ vol_create() {
 
 vol_remove() { dmsetup remove "$1" 2>/dev/null || dmsetup remove --retry "$1"; }
 
+# Members that can be made to fail: linear devices ssat-m0.. over the first
+# N ramdisks (load an "error" table into one to fail it).
+lin_members() {	# lin_members N SECTORS -> "DEV 0 ..."
+	local i out=""
+	for ((i = 0; i < $1; i++)); do
+		dmsetup create ssat-m$i --table "0 $2 linear /dev/ram$i 0" || return 1
+		out+="/dev/mapper/ssat-m$i 0 "
+	done
+	udevadm settle 2>/dev/null || true
+	echo "${out% }"
+}
+
 # "DEV 0 DEV 0 ..." for the first N ramdisks
 ram_members() {
 	local i out=""

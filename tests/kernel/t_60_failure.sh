@@ -4,16 +4,6 @@
 
 # Members are dm-linear devices over ramdisks, so that one can be swapped
 # for the "error" target (a member that starts failing) mid-run.
-lin_members() {	# lin_members N SECTORS -> "DEV 0 ..."
-	local i out=""
-	for ((i = 0; i < $1; i++)); do
-		dmsetup create ssat-m$i --table "0 $2 linear /dev/ram$i 0" || return 1
-		out+="/dev/mapper/ssat-m$i 0 "
-	done
-	udevadm settle 2>/dev/null || true
-	echo "${out% }"
-}
-
 member_fails() {
 	local rc=0 members h0 events0 events1 n=4 len=$((4 * 8192))
 	members=$(lin_members $n 8192) || return 1

@@ -376,6 +376,39 @@ ssatrace_unload() {
 	return $rc
 }
 
+# A failing member in the records: over two members, one of which fails
+# every I/O, an 8 KiB read (a child on each member) is recorded with the
+# failed child's error on that child and on the request, the healthy
+# child's status 0; a 4 KiB read of the healthy member alone succeeds and
+# is recorded as such.
+ssatrace_member_error() {
+	local rc=0 members
+	ssat_ready || return $KSFT_SKIP
+	members=$(lin_members 2 8192) || return 1
+	vol_create ssat-e 16384 stripe 8 "$members" || return 1
+	dmsetup load ssat-m1 --table "0 8192 error" && dmsetup suspend ssat-m1 &&
+		dmsetup resume ssat-m1 || return 1
+	ssatrace_start record --format json -D ssat-e -o "$WORK/e.json" || return 1
+	dd if=/dev/mapper/ssat-e of=/dev/null bs=8k count=1 iflag=direct status=none 2>/dev/null &&
+		{ fail "a read over the failing member succeeded"; rc=1; }
+	dd if=/dev/mapper/ssat-e of=/dev/null bs=4k count=1 iflag=direct status=none ||
+		{ fail "a read of the healthy member failed"; rc=1; }
+	ssatrace_stop
+	cat "$WORK/ssatrace.err"
+	python3 "$CHECK_SSAT" "$WORK/e.json" --format json || { fail "record check failed"; rc=1; }
+	python3 - "$WORK/e.json" <<'PY' || rc=1
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+got = sorted((r["len"], r["status"], tuple((c["member"], c["status"]) for c in r["children"]))
+             for r in recs)
+want = [(8, 0, ((0, 0),)), (16, -5, ((0, 0), (1, -5)))]
+print(f"# records (sectors, status, (member, status) per child): {got}")
+print("ok" if got == want else f"FAIL: want {want}")
+sys.exit(0 if got == want else 1)
+PY
+	return $rc
+}
+
 # sum4k DEV: checksum of the device's first 4 KiB, read as one request
 sum4k() {
 	dd if="$1" bs=4k count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1
@@ -391,3 +424,4 @@ register ssatrace_parity ssatrace_parity
 register ssatrace_truncated ssatrace_truncated
 register ssatrace_inflight ssatrace_inflight
 register ssatrace_unload ssatrace_unload
+register ssatrace_member_error ssatrace_member_error
