@@ -112,8 +112,7 @@ struct ssa_volume_stats {
 #define SSA_TRACE_CACHE	32
 
 struct ssa_trace_cache {
-	unsigned int nr;
-	struct ssa_trace_req *rec[SSA_TRACE_CACHE];
+	struct ssa_trace_req *rec[SSA_TRACE_CACHE];	/* NULL: empty */
 };
 
 /* Table options; a bit per option records that the table named it. */

@@ -102,44 +102,42 @@ static void ssa_trace_completed(struct ssa_io *io, struct ssa_cstate *cs,
 
 /*
  * A record for a fork: one a join on this CPU left behind, or a new one.
- * Taken without sleeping or dipping into reserves: under memory pressure
- * a request goes untraced, and the log says so.
+ * The cache is a row of pointers that this_cpu_cmpxchg() takes and fills
+ * one at a time, so neither side masks interrupts (a join may run in
+ * one).  A fork that moved to another CPU between the read and the
+ * exchange fails the exchange or takes a record that was free there:
+ * either is fine.  Taken without sleeping or dipping into reserves: under
+ * memory pressure a request goes untraced, and the log says so.
  */
 static struct ssa_trace_req *ssa_trace_rec_get(struct ssa_ctx *sc)
 {
-	struct ssa_trace_req *rec = NULL;
-	struct ssa_trace_cache *c;
-	unsigned long flags;
+	struct ssa_trace_req *rec;
+	unsigned int i;
 
-	local_irq_save(flags);
-	c = this_cpu_ptr(sc->trace_cache);
-	if (c->nr)
-		rec = c->rec[--c->nr];
-	local_irq_restore(flags);
-	if (rec)
-		return rec;
+	for (i = 0; i < SSA_TRACE_CACHE; i++) {
+		rec = this_cpu_read(sc->trace_cache->rec[i]);
+		if (rec && this_cpu_cmpxchg(sc->trace_cache->rec[i], rec, NULL) == rec)
+			return rec;
+	}
 	return kmalloc(ssa_trace_rec_size(sc->trace_slots),
 		       GFP_NOWAIT | __GFP_NOWARN);
 }
 
 static void ssa_trace_rec_put(struct ssa_ctx *sc, struct ssa_trace_req *rec)
 {
-	struct ssa_trace_cache *c;
-	unsigned long flags;
+	unsigned int i;
 
-	local_irq_save(flags);
-	c = this_cpu_ptr(sc->trace_cache);
-	if (c->nr < SSA_TRACE_CACHE) {
-		c->rec[c->nr++] = rec;
-		rec = NULL;
-	}
-	local_irq_restore(flags);
+	for (i = 0; i < SSA_TRACE_CACHE; i++)
+		if (!this_cpu_read(sc->trace_cache->rec[i]) &&
+		    !this_cpu_cmpxchg(sc->trace_cache->rec[i], NULL, rec))
+			return;
 	kfree(rec);
 }
 
 /* At the target's end, when no request is left. */
 void ssa_trace_cache_free(struct ssa_ctx *sc)
 {
+	unsigned int i;
 	int cpu;
 
 	if (!sc->trace_cache)
@@ -147,8 +145,8 @@ void ssa_trace_cache_free(struct ssa_ctx *sc)
 	for_each_possible_cpu(cpu) {
 		struct ssa_trace_cache *c = per_cpu_ptr(sc->trace_cache, cpu);
 
-		while (c->nr)
-			kfree(c->rec[--c->nr]);
+		for (i = 0; i < SSA_TRACE_CACHE; i++)
+			kfree(c->rec[i]);
 	}
 	free_percpu(sc->trace_cache);
 	sc->trace_cache = NULL;
@@ -200,7 +198,14 @@ static void ssa_trace_join(struct ssa_io *io, int status)
 	if (likely(!rec))
 		return;
 	io->rec = NULL;
-	rec->join_ns = ktime_get_ns();
+	/*
+	 * A remapped request joins in its one child's completion, straight
+	 * after it (ssa_end_io()): that child's time is the join's.
+	 */
+	if (io->remapped && rec->child[0].id == io->id)
+		rec->join_ns = rec->child[0].completed_ns;
+	else
+		rec->join_ns = ktime_get_ns();
 	rec->status = status;
 	rec->nr_children = max(rec->nr_children, io->nr_children);
 	rec->nr_slots = min(rec->nr_children, sc->trace_slots);

@@ -7,7 +7,8 @@ the children it issued (fewer only in a record marked truncated), that the
 derived times are what the children's times give, and that no request
 (device and id) has two records.  Prints one JSON line of counts: records,
 children, truncated records, records and mean response time per submitting
-task, records and children per device.
+task, records and children per device, and how many records have one
+child and how many of those joined at that child's completion time.
 Exits 1 on a violation.  Usage: check_ssatrace.py FILE [--format csv|json]
 
 With --format hist, FILE is the output of ssatrace hist, and the line of
@@ -94,9 +95,13 @@ def summarize(records):
         by[r["comm"]][1] += r["resp_ns"]
         dev[r["dev"]][0] += 1
         dev[r["dev"]][1] += len(r["children"])
+    one = [r for r in records if r["nr_children"] == 1 and r["children"]]
     return {
         "records": len(records),
         "children": sum(len(r["children"]) for r in records),
+        "one_child": len(one),
+        "joined_at_completion": sum(
+            1 for r in one if r["join_ns"] == r["children"][0]["completed_ns"]),
         "truncated": sum(1 for r in records if r["truncated"]),
         "by_comm": {k: {"records": n, "mean_resp_ns": s / n}
                     for k, (n, s) in by.items()},

@@ -69,6 +69,13 @@ queue_trace() {	# queue_trace DEPTH PRIORITY
 		--rw=randrw --bssplit=4k/70:16k/30 --iodepth=16 --time_based --runtime=4 \
 		--output-format=json --output="$WORK/fio.json") &
 	local fio_pid=$!
+	# inject only once fio's reads and writes are queueing (fio can take
+	# a second to start under emulation): high reads injected into idle
+	# members would test nothing
+	for i in $(seq 100); do
+		[ $(( $(vstat ssat-q req_r) + $(vstat ssat-q req_w) - r0 - w0 )) -ge 100 ] && break
+		sleep 0.05
+	done
 	for i in $(seq 10); do
 		sleep 0.1
 		dmsetup message ssat-q 0 debug_inject_high $((i % 2)) 4

@@ -57,6 +57,11 @@ def want(what, got, exp):
 want("records = requests in status", s["records"], requests)
 want("children = dispatched in status", s["children"], dispatched)
 want("fio's records = fio's I/Os", fio["records"], ios)
+# 4 KiB requests stay inside a chunk: remapped, joined as their child completes
+want("one-child records joined at the child's completion", s["joined_at_completion"], s["one_child"])
+if not s["one_child"]:
+    print("FAIL: no one-child records")
+    ok = False
 err = abs(fio["mean_resp_ns"] - clat) / clat
 print(f"# mean response {fio['mean_resp_ns']/1e3:.1f} us, fio clat mean {clat/1e3:.1f} us, {err:.1%} apart")
 if err > 0.10:
