@@ -159,7 +159,7 @@ static int hist_request(const void *rec, __u32 n)
 		count_event(SSATRACE_HIST_TRUNCATED);
 	for (i = 0; i < SSA_TRACE_MAX_SLOTS && i < n; i++) {
 		c = &r->child[i];
-		if (c->id != r->id) {
+		if (!ssa_trace_child_valid(r, i)) {
 			count_event(SSATRACE_HIST_INCOMPLETE);
 			continue;
 		}
