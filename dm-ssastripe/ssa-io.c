@@ -27,6 +27,7 @@
  * so dispatch neither recurses nor sleeps in completion context.
  */
 #include <linux/blkdev.h>
+#include <linux/indirect_call_wrapper.h>
 #include <linux/slab.h>
 
 #include "dm-ssastripe.h"
@@ -53,10 +54,16 @@ static inline u64 ssa_trace_bsector(struct ssa_ctx *sc, struct ssa_cstate *cs)
  * join reads the slots after the last child's reference is dropped, so no
  * lock is needed.
  */
+static inline bool ssa_io_traced(const struct ssa_io *io)
+{
+	return unlikely(io && io->rec);
+}
+
+/* A traced request's slot for @cs, if it has one (callers test first). */
 static struct ssa_trace_child *ssa_trace_slot(struct ssa_io *io,
 					      struct ssa_cstate *cs)
 {
-	if (likely(!io || !io->rec) || cs->idx >= io->sc->trace_slots)
+	if (cs->idx >= io->sc->trace_slots)
 		return NULL;
 	return &io->rec->child[cs->idx];
 }
@@ -152,16 +159,15 @@ void ssa_trace_cache_free(struct ssa_ctx *sc)
 	sc->trace_cache = NULL;
 }
 
-/* The fork events of a request (ssa_fork_begin() and the remapped path). */
-static void ssa_trace_fork(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
-			   u64 start, u32 len, u32 nr_children)
+/* A record for a request that forks while ssastripe_request is enabled. */
+static void ssa_trace_rec_start(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
+				u64 start, u32 len, u32 nr_children)
 {
 	struct ssa_trace_req *rec;
 	unsigned int i;
 
-	trace_ssastripe_fork(sc->devt, io->id, op, start, len, nr_children);
 	/* a request forks once; the test keeps a record from leaking if not */
-	if (likely(!trace_ssastripe_request_enabled()) || io->rec)
+	if (io->rec)
 		return;
 	rec = ssa_trace_rec_get(sc);
 	if (unlikely(!rec)) {
@@ -189,14 +195,12 @@ static void ssa_trace_fork(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
 	io->rec = rec;
 }
 
-static void ssa_trace_join(struct ssa_io *io, int status)
+/* Hand a joined request's record to ssastripe_request and release it. */
+static void ssa_trace_rec_finish(struct ssa_io *io, int status)
 {
 	struct ssa_ctx *sc = io->sc;
 	struct ssa_trace_req *rec = io->rec;
 
-	trace_ssastripe_join(sc->devt, io->id, status);
-	if (likely(!rec))
-		return;
 	io->rec = NULL;
 	/*
 	 * A remapped request joins in its one child's completion, straight
@@ -212,6 +216,76 @@ static void ssa_trace_join(struct ssa_io *io, int status)
 	trace_ssastripe_request(sc->devt, io->id, rec->op, status,
 				rec->nr_slots, rec);
 	ssa_trace_rec_put(sc, rec);
+}
+
+/*
+ * The untraced path of every request goes through the helpers below, so
+ * each of them is a few static branches and a test of io->rec; nothing is
+ * computed for an event that is off (the child events' arguments are a
+ * dozen loads, and status conversions are calls).
+ */
+
+/* The fork events of a request (ssa_fork_begin() and the remapped path). */
+static inline void ssa_trace_fork(struct ssa_ctx *sc, struct ssa_io *io,
+				  u8 op, u64 start, u32 len, u32 nr_children)
+{
+	trace_ssastripe_fork(sc->devt, io->id, op, start, len, nr_children);
+	if (trace_ssastripe_request_enabled())
+		ssa_trace_rec_start(sc, io, op, start, len, nr_children);
+}
+
+/* The join events; a record is released even if its event went off. */
+static inline void ssa_trace_join(struct ssa_io *io, blk_status_t status)
+{
+	if (trace_ssastripe_join_enabled())
+		trace_ssastripe_join(io->sc->devt, io->id,
+				     blk_status_to_errno(status));
+	if (unlikely(io->rec))
+		ssa_trace_rec_finish(io, blk_status_to_errno(status));
+}
+
+static inline void ssa_trace_child_queue(struct ssa_ctx *sc, struct ssa_io *io,
+					 struct ssa_cstate *cs, u32 waiting)
+{
+	if (ssa_io_traced(io))
+		ssa_trace_queued(io, cs);
+	if (trace_ssastripe_child_queue_enabled())
+		trace_ssastripe_child_queue(sc->devt, io ? io->id : 0, cs->idx,
+					    cs->member, cs->class, cs->op,
+					    cs->msector, cs->len, waiting, 0,
+					    ssa_trace_mdev(sc, cs),
+					    ssa_trace_bsector(sc, cs));
+}
+
+static inline void ssa_trace_child_dispatch(struct ssa_ctx *sc,
+					    struct ssa_io *io,
+					    struct ssa_cstate *cs, u32 qlen,
+					    bool waited)
+{
+	if (ssa_io_traced(io))
+		ssa_trace_dispatched(io, cs, qlen, waited);
+	if (trace_ssastripe_child_dispatch_enabled())
+		trace_ssastripe_child_dispatch(sc->devt, io ? io->id : 0,
+					       cs->idx, cs->member, cs->class,
+					       cs->op, cs->msector, cs->len,
+					       qlen, 0, ssa_trace_mdev(sc, cs),
+					       ssa_trace_bsector(sc, cs));
+}
+
+static inline void ssa_trace_child_complete(struct ssa_ctx *sc,
+					    struct ssa_io *io,
+					    struct ssa_cstate *cs,
+					    blk_status_t status)
+{
+	if (ssa_io_traced(io))
+		ssa_trace_completed(io, cs, blk_status_to_errno(status));
+	if (trace_ssastripe_child_complete_enabled())
+		trace_ssastripe_child_complete(sc->devt, io ? io->id : 0,
+					       cs->idx, cs->member, cs->class,
+					       cs->op, cs->msector, cs->len, 0,
+					       blk_status_to_errno(status),
+					       ssa_trace_mdev(sc, cs),
+					       ssa_trace_bsector(sc, cs));
 }
 
 static inline struct ssa_child *to_child(struct bio *bio)
@@ -279,14 +353,10 @@ static void ssa_dispatch(struct ssa_ctx *sc, struct bio *bio,
 	this_cpu_inc(sc->members[cs->member].stats->dispatched[cs->class]);
 	if (unlikely(cs->start_hook))
 		ssa_parity_started(bio);
-	ssa_trace_dispatched(io, cs, qlen, waited);
-	trace_ssastripe_child_dispatch(sc->devt, io ? io->id : 0, cs->idx,
-				       cs->member, cs->class, cs->op,
-				       cs->msector, cs->len, qlen, 0,
-				       ssa_trace_mdev(sc, cs),
-				       ssa_trace_bsector(sc, cs));
+	ssa_trace_child_dispatch(sc, io, cs, qlen, waited);
+	/* a remapped request is its own parent */
 	if (io && from_map)
-		dm_submit_bio_remap(ssa_parent_of(io), bio);
+		dm_submit_bio_remap(io->remapped ? bio : ssa_parent_of(io), bio);
 	else
 		submit_bio_noacct(bio);
 }
@@ -319,23 +389,15 @@ void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 	if (io)
 		ssa_account_issue(mb, cs);
 	cs->counted = false;
-	ssa_trace_queued(io, cs);
 	if (!depth) {
-		trace_ssastripe_child_queue(sc->devt, io ? io->id : 0, cs->idx,
-					    cs->member, cs->class, cs->op,
-					    cs->msector, cs->len, 0, 0,
-					    ssa_trace_mdev(sc, cs),
-					    ssa_trace_bsector(sc, cs));
+		ssa_trace_child_queue(sc, io, cs, 0);
 		ssa_dispatch(sc, bio, io, cs, 0, false, io && from_map);
 		return;
 	}
 
 	spin_lock_irqsave(&mb->lock, flags);
 	waiting = mb->qlen[SSA_CLASS_HIGH] + mb->qlen[SSA_CLASS_LOW];
-	trace_ssastripe_child_queue(sc->devt, io ? io->id : 0, cs->idx,
-				    cs->member, cs->class, cs->op, cs->msector,
-				    cs->len, waiting, 0, ssa_trace_mdev(sc, cs),
-				    ssa_trace_bsector(sc, cs));
+	ssa_trace_child_queue(sc, io, cs, waiting);
 	if (!waiting && mb->inflight < depth) {
 		mb->inflight++;
 		cs->counted = true;
@@ -362,11 +424,7 @@ void ssa_submit_held(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 {
 	if (io)
 		ssa_account_issue(&sc->members[cs->member], cs);
-	ssa_trace_queued(io, cs);
-	trace_ssastripe_child_queue(sc->devt, io ? io->id : 0, cs->idx,
-				    cs->member, cs->class, cs->op, cs->msector,
-				    cs->len, 0, 0, ssa_trace_mdev(sc, cs),
-				    ssa_trace_bsector(sc, cs));
+	ssa_trace_child_queue(sc, io, cs, 0);
 	ssa_dispatch(sc, bio, io, cs, 0, false, false);
 }
 
@@ -461,13 +519,7 @@ void ssa_child_done_held(struct ssa_ctx *sc, struct bio *bio,
 	struct ssa_member *mb = &sc->members[cs->member];
 
 	this_cpu_inc(mb->stats->completed);
-	ssa_trace_completed(io, cs, blk_status_to_errno(status));
-	trace_ssastripe_child_complete(sc->devt, io ? io->id : 0, cs->idx,
-				       cs->member, cs->class, cs->op,
-				       cs->msector, cs->len, 0,
-				       blk_status_to_errno(status),
-				       ssa_trace_mdev(sc, cs),
-				       ssa_trace_bsector(sc, cs));
+	ssa_trace_child_complete(sc, io, cs, status);
 	if (unlikely(status))
 		ssa_member_error(sc, cs->member, status, bio);
 }
@@ -517,7 +569,7 @@ void ssa_io_put(struct ssa_io *io)
 
 	parent = ssa_parent_of(io);
 	parent->bi_status = (__force blk_status_t)io->error;
-	ssa_trace_join(io, blk_status_to_errno(parent->bi_status));
+	ssa_trace_join(io, parent->bi_status);
 	bio_endio(parent);
 }
 
@@ -895,7 +947,8 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 		return DM_MAPIO_SUBMITTED;
 	}
 
-	sc->layout->map(&sc->geom, start, &e);
+	/* the stripe layout is the common one: no retpoline for it */
+	INDIRECT_CALL_1(sc->layout->map, ssa_stripe_map, &sc->geom, start, &e);
 	if (likely(end - start <= e.len)) {
 		/* Inside one chunk: the parent goes to the member itself. */
 		struct ssa_cstate *cs = &io->cs;
@@ -932,7 +985,7 @@ int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 		    ssa_is_parity(sc) &&
 		    ssa_parity_retry_read(sc, bio, *error, false))
 			return DM_ENDIO_INCOMPLETE;	/* rebuilt, then ended */
-		ssa_trace_join(io, blk_status_to_errno(*error));
+		ssa_trace_join(io, *error);
 	}
 	return DM_ENDIO_DONE;
 }

@@ -59,17 +59,9 @@ void ssa_geom_init(struct ssa_geom *g, u32 chunk, u32 members)
 	g->chunk = chunk;
 	g->members = members;
 	g->chunk_shift = (chunk & (chunk - 1)) ? -1 : (int)__ffs(chunk);
+	g->members_shift = (members & (members - 1)) ? -1 : (int)__ffs(members);
 	g->rotation = SSA_LEFT_SYMMETRIC;
 	g->rows = 0;
-}
-
-u64 ssa_chunk_index(const struct ssa_geom *g, u64 sector, u32 *offset)
-{
-	if (g->chunk_shift >= 0) {
-		*offset = sector & (g->chunk - 1);
-		return sector >> g->chunk_shift;
-	}
-	return div_u64_rem(sector, g->chunk, offset);
 }
 
 static u32 ssa_stripe_data_members(const struct ssa_geom *g)
@@ -82,8 +74,15 @@ void ssa_stripe_map(const struct ssa_geom *g, u64 lsector,
 {
 	u32 offset, member;
 	u64 chunk = ssa_chunk_index(g, lsector, &offset);
-	u64 row = div_u64_rem(chunk, g->members, &member);
+	u64 row;
 
+	/* a 64-bit division is the costliest step of a small request's map */
+	if (g->members_shift >= 0) {
+		member = chunk & (g->members - 1);
+		row = chunk >> g->members_shift;
+	} else {
+		row = div_u64_rem(chunk, g->members, &member);
+	}
 	e->member = member;
 	e->msector = row * g->chunk + offset;
 	e->len = g->chunk - offset;

@@ -12,6 +12,7 @@
 
 #ifdef __KERNEL__
 #include <linux/bits.h>
+#include <linux/math64.h>
 #include <linux/types.h>
 #else
 #include "kcompat.h"
@@ -42,6 +43,7 @@ struct ssa_geom {
 	u32 chunk;		/* stripe unit (BSU), 512-byte sectors */
 	int chunk_shift;	/* log2(chunk), or -1 when not a power of two */
 	u32 members;		/* members striped over (mirror: sets) */
+	int members_shift;	/* log2(members), or -1 when not a power of two */
 	u32 rotation;		/* raid5: enum ssa_parity_rot */
 	u64 rows;		/* chunks of each member the volume uses */
 };
@@ -87,8 +89,16 @@ struct ssa_layout {
 void ssa_geom_init(struct ssa_geom *g, u32 chunk, u32 members);
 const struct ssa_layout *ssa_layout_find(const char *name);
 
-/* Chunk arithmetic shared by every layout. */
-u64 ssa_chunk_index(const struct ssa_geom *g, u64 sector, u32 *offset);
+/* Chunk arithmetic shared by every layout: chunk of @sector, offset in it. */
+static inline u64 ssa_chunk_index(const struct ssa_geom *g, u64 sector,
+				  u32 *offset)
+{
+	if (g->chunk_shift >= 0) {
+		*offset = sector & (g->chunk - 1);
+		return sector >> g->chunk_shift;
+	}
+	return div_u64_rem(sector, g->chunk, offset);
+}
 
 /* The striping layout (RAID 0 over the members, chunk-interleaved). */
 void ssa_stripe_map(const struct ssa_geom *g, u64 lsector,
