@@ -237,11 +237,14 @@ static inline void ssa_trace_fork(struct ssa_ctx *sc, struct ssa_io *io,
 /* The join events; a record is released even if its event went off. */
 static inline void ssa_trace_join(struct ssa_io *io, blk_status_t status)
 {
-	if (trace_ssastripe_join_enabled())
-		trace_ssastripe_join(io->sc->devt, io->id,
-				     blk_status_to_errno(status));
-	if (unlikely(io->rec))
-		ssa_trace_rec_finish(io, blk_status_to_errno(status));
+	int err;
+
+	if (!trace_ssastripe_join_enabled() && likely(!io->rec))
+		return;
+	err = blk_status_to_errno(status);
+	trace_ssastripe_join(io->sc->devt, io->id, err);
+	if (io->rec)
+		ssa_trace_rec_finish(io, err);
 }
 
 static inline void ssa_trace_child_queue(struct ssa_ctx *sc, struct ssa_io *io,

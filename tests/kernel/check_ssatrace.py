@@ -7,8 +7,9 @@ the children it issued (fewer only in a record marked truncated), that the
 derived times are what the children's times give, and that no request
 (device and id) has two records.  Prints one JSON line of counts: records,
 children, truncated records, records and mean response time per submitting
-task, records and children per device, and how many records have one
-child and how many of those joined at that child's completion time.
+task, records and children per device, and how many read and write
+records have one child and how many of those joined at that child's
+completion time.
 Exits 1 on a violation.  Usage: check_ssatrace.py FILE [--format csv|json]
 
 With --format hist, FILE is the output of ssatrace hist, and the line of
@@ -95,7 +96,9 @@ def summarize(records):
         by[r["comm"]][1] += r["resp_ns"]
         dev[r["dev"]][0] += 1
         dev[r["dev"]][1] += len(r["children"])
-    one = [r for r in records if r["nr_children"] == 1 and r["children"]]
+    # reads and writes of one child: in the stripe layout, remapped requests
+    one = [r for r in records if r["nr_children"] == 1 and r["children"]
+           and r["op"] in ("read", "write")]
     return {
         "records": len(records),
         "children": sum(len(r["children"]) for r in records),
