@@ -331,14 +331,14 @@ u8 ssa_op_of(struct bio *bio)
 	}
 }
 
-/* Unique per device: a per-CPU sequence interleaved with the CPU number. */
-static u64 ssa_next_id(struct ssa_ctx *sc)
+/*
+ * Unique per device: CPU c's counter starts at c (ssa_alloc_stats()) and
+ * steps by nr_cpu_ids, so the CPUs' ids interleave and never meet.  One
+ * preemption-safe per-CPU add; no need to pin the CPU.
+ */
+static inline u64 ssa_next_id(struct ssa_ctx *sc)
 {
-	int cpu = get_cpu();
-	u64 seq = ++*per_cpu_ptr(sc->req_seq, cpu);
-
-	put_cpu();
-	return seq * nr_cpu_ids + cpu;
+	return this_cpu_add_return(*sc->req_seq, nr_cpu_ids);
 }
 
 /*
@@ -377,26 +377,14 @@ static void ssa_account_issue(struct ssa_member *mb, struct ssa_cstate *cs)
 	}
 }
 
-/*
- * Every child, and every remapped parent, reaches its member here.
- * @from_map: called from the target's map function (see ssa_dispatch()).
- */
-void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
-		      struct ssa_cstate *cs, bool from_map)
+/* A child through a member whose queue_depth is bounded. */
+static void ssa_submit_queued(struct ssa_ctx *sc, struct bio *bio,
+			      struct ssa_io *io, struct ssa_cstate *cs,
+			      bool from_map, unsigned int depth)
 {
 	struct ssa_member *mb = &sc->members[cs->member];
-	unsigned int depth = READ_ONCE(sc->queue_depth);
 	unsigned long flags;
 	u32 waiting;
-
-	if (io)
-		ssa_account_issue(mb, cs);
-	cs->counted = false;
-	if (!depth) {
-		ssa_trace_child_queue(sc, io, cs, 0);
-		ssa_dispatch(sc, bio, io, cs, 0, false, io && from_map);
-		return;
-	}
 
 	spin_lock_irqsave(&mb->lock, flags);
 	waiting = mb->qlen[SSA_CLASS_HIGH] + mb->qlen[SSA_CLASS_LOW];
@@ -416,6 +404,37 @@ void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 	/* queue_depth may have been raised or cleared meanwhile */
 	if (unlikely(READ_ONCE(sc->queue_depth) != depth))
 		queue_work(sc->wq, &mb->dispatch_work);
+}
+
+/*
+ * Every child, and every remapped parent, reaches its member here.
+ * @from_map: called from the target's map function (see ssa_dispatch()).
+ * With queue_depth 0 this is a few counters and the submission, inlined
+ * into the remapped request's map.
+ */
+static __always_inline void __ssa_submit_child(struct ssa_ctx *sc,
+					       struct bio *bio,
+					       struct ssa_io *io,
+					       struct ssa_cstate *cs,
+					       bool from_map)
+{
+	unsigned int depth = READ_ONCE(sc->queue_depth);
+
+	if (io)
+		ssa_account_issue(&sc->members[cs->member], cs);
+	cs->counted = false;
+	if (depth) {
+		ssa_submit_queued(sc, bio, io, cs, from_map, depth);
+		return;
+	}
+	ssa_trace_child_queue(sc, io, cs, 0);
+	ssa_dispatch(sc, bio, io, cs, 0, false, io && from_map);
+}
+
+void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
+		      struct ssa_cstate *cs, bool from_map)
+{
+	__ssa_submit_child(sc, bio, io, cs, from_map);
 }
 
 /*
@@ -514,10 +533,16 @@ void ssa_member_fail(struct ssa_ctx *sc, unsigned int m)
 	}
 }
 
-/* The member device completed a child; it keeps its dispatch slot. */
-void ssa_child_done_held(struct ssa_ctx *sc, struct bio *bio,
-			 struct ssa_io *io, struct ssa_cstate *cs,
-			 blk_status_t status)
+/*
+ * The member device completed a child; it keeps its dispatch slot.  Inlined
+ * into the completions every request passes (ssa_end_io(),
+ * ssa_child_endio()); ssa_child_done_held() is it for the other layouts.
+ */
+static __always_inline void __ssa_child_done_held(struct ssa_ctx *sc,
+						  struct bio *bio,
+						  struct ssa_io *io,
+						  struct ssa_cstate *cs,
+						  blk_status_t status)
 {
 	struct ssa_member *mb = &sc->members[cs->member];
 
@@ -525,6 +550,13 @@ void ssa_child_done_held(struct ssa_ctx *sc, struct bio *bio,
 	ssa_trace_child_complete(sc, io, cs, status);
 	if (unlikely(status))
 		ssa_member_error(sc, cs->member, status, bio);
+}
+
+void ssa_child_done_held(struct ssa_ctx *sc, struct bio *bio,
+			 struct ssa_io *io, struct ssa_cstate *cs,
+			 blk_status_t status)
+{
+	__ssa_child_done_held(sc, bio, io, cs, status);
 }
 
 /* Free a dispatch slot of member @m (any context). */
@@ -544,12 +576,21 @@ void ssa_slot_put(struct ssa_ctx *sc, unsigned int m)
 }
 
 /* The member device completed a child (any context). */
+static __always_inline void __ssa_child_done(struct ssa_ctx *sc,
+					     struct bio *bio,
+					     struct ssa_io *io,
+					     struct ssa_cstate *cs,
+					     blk_status_t status)
+{
+	__ssa_child_done_held(sc, bio, io, cs, status);
+	if (cs->counted)
+		ssa_slot_put(sc, cs->member);
+}
+
 void ssa_child_done(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 		    struct ssa_cstate *cs, blk_status_t status)
 {
-	ssa_child_done_held(sc, bio, io, cs, status);
-	if (cs->counted)
-		ssa_slot_put(sc, cs->member);
+	__ssa_child_done(sc, bio, io, cs, status);
 }
 
 void ssa_io_set_error(struct ssa_io *io, blk_status_t status)
@@ -581,7 +622,7 @@ static void ssa_child_endio(struct bio *bio)
 	struct ssa_child *c = to_child(bio);
 	struct ssa_io *io = c->io;
 
-	ssa_child_done(c->sc, bio, io, &c->cs, bio->bi_status);
+	__ssa_child_done(c->sc, bio, io, &c->cs, bio->bi_status);
 	if (unlikely(bio->bi_status)) {
 		/* parity layouts rebuild a failed read from the others */
 		if (c->cs.op == SSA_OP_READ && ssa_is_parity(c->sc) &&
@@ -694,15 +735,31 @@ static void ssa_fork_pieces(struct ssa_ctx *sc, struct ssa_io *io,
 	}
 }
 
-/* Single-page segments of the next @bytes of @parent at @it. */
+/*
+ * The next piece of @parent at @it, as one bvec of at most @bytes: a
+ * segment of the parent's table, which may span pages, with its offset
+ * brought inside its first page.
+ */
+static inline struct bio_vec ssa_next_seg(struct bio *parent,
+					  struct bvec_iter it,
+					  unsigned int bytes)
+{
+	struct bio_vec bv = mp_bvec_iter_bvec(parent->bi_io_vec, it);
+
+	bv.bv_page += bv.bv_offset >> PAGE_SHIFT;
+	bv.bv_offset &= ~PAGE_MASK;
+	bv.bv_len = min(bv.bv_len, bytes);
+	return bv;
+}
+
+/* Segments (see ssa_next_seg()) of the next @bytes of @parent at @it. */
 static unsigned int ssa_count_bytes(struct bio *parent, struct bvec_iter *it,
 				    unsigned int bytes)
 {
 	unsigned int nsegs = 0;
 
 	while (bytes) {
-		struct bio_vec bv = bio_iter_iovec(parent, *it);
-		unsigned int n = min(bv.bv_len, bytes);
+		unsigned int n = ssa_next_seg(parent, *it, bytes).bv_len;
 
 		bio_advance_iter_single(parent, it, n);
 		bytes -= n;
@@ -765,13 +822,15 @@ bool ssa_gather(struct ssa_ctx *sc, struct bio *parent, struct bio *child,
 			continue;
 		}
 		while (bytes) {
-			struct bio_vec bv = bio_iter_iovec(parent, it);
-			unsigned int n = min(bv.bv_len, bytes);
+			struct bio_vec bv = ssa_next_seg(parent, it, bytes);
 
-			if (bio_add_page(child, bv.bv_page, n, bv.bv_offset) != n)
+			/* the child has the bvecs ssa_count_segs() counted */
+			if (unlikely(child->bi_vcnt >= child->bi_max_vecs))
 				return false;
-			bio_advance_iter_single(parent, &it, n);
-			bytes -= n;
+			__bio_add_page(child, bv.bv_page, bv.bv_len,
+				       bv.bv_offset);
+			bio_advance_iter_single(parent, &it, bv.bv_len);
+			bytes -= bv.bv_len;
 		}
 	}
 	return true;
@@ -968,7 +1027,7 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 		cs->op = op;
 		bio_set_dev(bio, sc->members[e.member].dev->bdev);
 		bio->bi_iter.bi_sector = sc->members[e.member].offset + e.msector;
-		ssa_submit_child(sc, bio, io, cs, true);
+		__ssa_submit_child(sc, bio, io, cs, true);
 		return DM_MAPIO_SUBMITTED;
 	}
 
@@ -983,7 +1042,7 @@ int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 
 	/* A forked parent was joined in ssa_io_put(). */
 	if (io->remapped) {
-		ssa_child_done(sc, bio, io, &io->cs, *error);
+		__ssa_child_done(sc, bio, io, &io->cs, *error);
 		if (unlikely(*error) && io->cs.op == SSA_OP_READ &&
 		    ssa_is_parity(sc) &&
 		    ssa_parity_retry_read(sc, bio, *error, false))

@@ -437,12 +437,19 @@ static int ssa_check_mirror(struct ssa_ctx *sc)
 static int ssa_alloc_stats(struct ssa_ctx *sc)
 {
 	unsigned int m;
+	int cpu;
 
 	sc->stats = alloc_percpu(struct ssa_volume_stats);
 	sc->req_seq = alloc_percpu(u64);
 	sc->trace_cache = alloc_percpu(struct ssa_trace_cache);
 	if (!sc->stats || !sc->req_seq || !sc->trace_cache)
 		return -ENOMEM;
+	/* each CPU's request ids start at its number (ssa_next_id()) */
+	for_each_possible_cpu(cpu) {
+		u64 *seq = per_cpu_ptr(sc->req_seq, cpu);
+
+		*seq = cpu;
+	}
 	for (m = 0; m < sc->nr_members; m++) {
 		sc->members[m].stats = alloc_percpu(struct ssa_member_stats);
 		if (!sc->members[m].stats)
