@@ -6,6 +6,8 @@
 #   make check        the test suite (host tests + guest kernel suite)
 #   make check-full   the test suite with the long matrices
 #   make bench        benchmarks against the kernel's own targets
+#   make bench-icount the CPU-bound benchmarks under QEMU's instruction
+#                     clock: a cost per request that repeats run to run
 #   make lint         checkpatch --strict and sparse on the module
 #
 # KDIR defaults to the running kernel's build directory when it exists,
@@ -17,7 +19,7 @@ MOD := $(TOP)/dm-ssastripe
 BUILD := $(TOP)/build
 VM := $(TOP)/tools/vm
 
-.PHONY: all module bootstrap demo check check-full unit lint bench clean ssatrace
+.PHONY: all module bootstrap demo check check-full unit lint bench bench-icount clean ssatrace
 
 all: module ssatrace
 
@@ -82,6 +84,11 @@ bench: bootstrap module $(SSAT)/ssatrace
 	@mkdir -p $(BUILD)/bench
 	@bench/models
 	@$(VM) -a tsc=reliable -o $(BUILD)/bench -- "bench/run && bench/trace-overhead && bench/mirror && bench/parity"
+
+bench-icount: bootstrap module $(SSAT)/ssatrace
+	@mkdir -p $(BUILD)/bench-icount
+	@$(VM) -i -o $(BUILD)/bench-icount -- \
+		"bench/run -r 2 -t 3 -o $(BUILD)/bench-icount/run && bench/trace-overhead -r 2 -t 3 -o $(BUILD)/bench-icount/overhead"
 
 clean:
 	@kdir=$$(tools/kdir 2>/dev/null) && $(MAKE) -C "$$kdir" M=$(MOD) clean || true
