@@ -11,20 +11,39 @@
 #ifndef SSATRACE_OUTBUF_H
 #define SSATRACE_OUTBUF_H
 
+#include <string.h>
+
 #define OUTBUF_U64_MAX	20	/* digits of 2^64 - 1 */
+
+/* "00" to "99": two digits per division, half the divisions of one each */
+static const char outbuf_pairs[] =
+	"0001020304050607080910111213141516171819"
+	"2021222324252627282930313233343536373839"
+	"4041424344454647484950515253545556575859"
+	"6061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
 
 static inline char *outbuf_u64(char *p, unsigned long long v)
 {
 	char tmp[OUTBUF_U64_MAX];
-	int n = 0;
+	int n = OUTBUF_U64_MAX;
 
-	do {
-		tmp[n++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	/* the digits go in from the end, so nothing is reversed */
+	while (v >= 100) {
+		unsigned int r = v % 100;
+
+		v /= 100;
+		n -= 2;
+		memcpy(tmp + n, outbuf_pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		n -= 2;
+		memcpy(tmp + n, outbuf_pairs + 2 * v, 2);
+	} else {
+		tmp[--n] = '0' + v;
+	}
+	memcpy(p, tmp + n, OUTBUF_U64_MAX - n);
+	return p + OUTBUF_U64_MAX - n;
 }
 
 static inline char *outbuf_s64(char *p, long long v)
