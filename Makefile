@@ -39,7 +39,7 @@ $(BUILD)/unit/test_layout: tests/unit/test_layout.c tests/unit/kcompat.h tests/u
 # ssatrace: libbpf CO-RE tool (BPF object -> skeleton -> program)
 SSAT := $(BUILD)/ssatrace
 $(SSAT)/ssatrace: bpf/ssatrace.bpf.c bpf/vmlinux.h tools/ssatrace/ssatrace.c \
-		tools/ssatrace/ssatrace.h tools/ssatrace/outbuf.h dm-ssastripe/ssa-trace-abi.h
+		tools/ssatrace/ssatrace.h tools/ssatrace/outbuf.h tools/ssatrace/record.h dm-ssastripe/ssa-trace-abi.h
 	@mkdir -p $(SSAT)
 	clang -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Ibpf -Itools/ssatrace \
 		-Idm-ssastripe -c bpf/ssatrace.bpf.c -o $(SSAT)/ssatrace.bpf.o
@@ -56,7 +56,7 @@ $(BUILD)/unit/test_disk: tests/unit/test_disk.c tests/unit/kcompat.h tests/unit/
 		tests/unit/test_disk.c dm-ssastripe/ssa-disk-model.c -lm
 
 $(BUILD)/unit/test_ssatrace: tests/unit/test_ssatrace.c tests/unit/tap.h \
-		tools/ssatrace/ssatrace.h tools/ssatrace/outbuf.h dm-ssastripe/ssa-trace-abi.h
+		tools/ssatrace/ssatrace.h tools/ssatrace/outbuf.h tools/ssatrace/record.h dm-ssastripe/ssa-trace-abi.h
 	@mkdir -p $(@D)
 	gcc -O2 -Wall -Wextra -Werror -Itests/unit -Itools/ssatrace -Idm-ssastripe -o $@ \
 		tests/unit/test_ssatrace.c

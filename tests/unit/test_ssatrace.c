@@ -4,7 +4,8 @@
  * the slot the BPF side counts a time in is the slot whose printed range
  * holds that time, and the ranges tile the microseconds without a gap.
  * And its number writer (tools/ssatrace/outbuf.h) writes what printf
- * would.
+ * would, and so do its CSV and JSON record lines (tools/ssatrace/record.h),
+ * checked against the printf formulation they replaced.
  */
 #include <linux/types.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include "tap.h"
 #include "ssatrace.h"
 #include "outbuf.h"
+#include "record.h"
 
 static bool in_slot(__u64 ns)
 {
@@ -120,6 +122,176 @@ static void test_outbuf(void)
 	    "outbuf_name masks what would break a CSV field or JSON string");
 }
 
+/* xorshift64, and a value of a random magnitude */
+static unsigned long long rnd_state = 88172645463325252ULL;
+
+static unsigned long long rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static unsigned long long rnd_mag(void)
+{
+	unsigned long long v = rnd();
+
+	return v >> (rnd() % 64);
+}
+
+/* A record with room for @room children, every field random. */
+static void random_record(struct ssa_trace_req *r, __u32 room, __u64 *disk)
+{
+	unsigned int j;
+
+	r->id = rnd_mag();
+	r->sector = rnd_mag();
+	r->fork_ns = rnd_mag();
+	r->join_ns = rnd_mag();
+	r->dev = rnd();
+	r->len = rnd();
+	r->nr_slots = rnd() % (room + 1);
+	r->nr_children = rnd() % 3 ? r->nr_slots : rnd() % 200;
+	r->status = rnd() % 3 ? 0 : (int)rnd();
+	r->op = rnd() % 8;
+	for (j = 0; j < sizeof(r->comm); j++)
+		r->comm[j] = (char)(rnd() % 4 ? 'a' + rnd() % 26 : rnd());
+	for (j = 0; j < room; j++) {
+		struct ssa_trace_child *c = &r->child[j];
+
+		c->id = rnd() % 5 ? r->id : rnd();	/* some slots hold no child */
+		c->queued_ns = rnd_mag();
+		c->dispatched_ns = rnd_mag();
+		c->completed_ns = rnd_mag();
+		c->msector = rnd_mag();
+		c->len = rnd();
+		c->qlen = rnd();
+		c->status = rnd() % 3 ? 0 : (int)rnd();
+		c->member = rnd();
+		c->class = rnd();
+		c->op = rnd();
+		disk[j] = rnd_mag();
+	}
+}
+
+#define REF_PRINT(...)	(p += snprintf(p, end - p, __VA_ARGS__))
+
+/* The CSV line as printf writes it. */
+static void ref_csv(char *p, char *end, const struct ssa_trace_req *r,
+		    const struct ssa_trace_derived *d, const __u64 *disk)
+{
+	char comm[sizeof(r->comm) + 1];
+	unsigned int i, k = 0;
+
+	*outbuf_name(comm, r->comm, sizeof(r->comm)) = '\0';
+	REF_PRINT("%llu,%llu,%u:%u,%llu,%s,%llu,%u,%s,%d,%u,%llu,%llu,%llu,%llu,",
+		  r->fork_ns, r->join_ns, r->dev >> 20, r->dev & 0xfffff, r->id,
+		  ssatrace_op_name(r->op), r->sector, r->len, comm, r->status,
+		  r->nr_children, d->resp_ns, d->max_wait_ns, d->max_service_ns,
+		  d->skew_ns);
+	for (i = 0; i < r->nr_slots; i++) {
+		const struct ssa_trace_child *c = &r->child[i];
+
+		if (!ssa_trace_child_valid(r, i))
+			continue;
+		REF_PRINT("%s%u:%s:%llu:%llu:%llu:%llu:%u", k++ ? "|" : "", c->member,
+			  ssatrace_class_names[c->class & 1], c->queued_ns,
+			  c->dispatched_ns, c->completed_ns, c->msector, c->len);
+		if (disk)
+			REF_PRINT(":%llu", disk[i]);
+	}
+	REF_PRINT(",%d\n", r->nr_children > r->nr_slots);
+}
+
+/* The JSON line as printf writes it. */
+static void ref_json(char *p, char *end, const struct ssa_trace_req *r,
+		     const struct ssa_trace_derived *d, const __u64 *disk)
+{
+	char comm[sizeof(r->comm) + 1];
+	unsigned int i, k = 0;
+
+	*outbuf_name(comm, r->comm, sizeof(r->comm)) = '\0';
+	REF_PRINT("{\"fork_ns\":%llu,\"join_ns\":%llu,\"dev\":\"%u:%u\",\"id\":%llu,"
+		  "\"op\":\"%s\",\"sector\":%llu,\"len\":%u,\"comm\":\"%s\",\"status\":%d,"
+		  "\"nr_children\":%u,\"truncated\":%s,\"resp_ns\":%llu,\"max_wait_ns\":%llu,"
+		  "\"max_service_ns\":%llu,\"skew_ns\":%llu,\"last_member\":%d,\"children\":[",
+		  r->fork_ns, r->join_ns, r->dev >> 20, r->dev & 0xfffff, r->id,
+		  ssatrace_op_name(r->op), r->sector, r->len, comm, r->status,
+		  r->nr_children, r->nr_children > r->nr_slots ? "true" : "false",
+		  d->resp_ns, d->max_wait_ns, d->max_service_ns, d->skew_ns,
+		  d->last_member);
+	for (i = 0; i < r->nr_slots; i++) {
+		const struct ssa_trace_child *c = &r->child[i];
+
+		if (!ssa_trace_child_valid(r, i))
+			continue;
+		REF_PRINT("%s{\"child\":%u,\"member\":%u,\"class\":\"%s\",\"op\":\"%s\","
+			  "\"queued_ns\":%llu,\"dispatched_ns\":%llu,\"completed_ns\":%llu,"
+			  "\"msector\":%llu,\"len\":%u,\"qlen\":%u,\"status\":%d",
+			  k++ ? "," : "", i, c->member, ssatrace_class_names[c->class & 1],
+			  ssatrace_op_name(c->op), c->queued_ns, c->dispatched_ns,
+			  c->completed_ns, c->msector, c->len, c->qlen, c->status);
+		if (disk)
+			REF_PRINT(",\"disk_start_ns\":%llu", disk[i]);
+		REF_PRINT("}");
+	}
+	REF_PRINT("]}\n");
+}
+
+/*
+ * ssatrace_csv() and ssatrace_json() against printf on random records of
+ * every room, with and without disk times; and the longest line each can
+ * write stays under SSATRACE_LINE_MAX.
+ */
+static void test_record_lines(void)
+{
+	static const __u32 rooms[] = { 1, 4, 16, SSA_TRACE_MAX_SLOTS };
+	static __u64 rec[(sizeof(struct ssa_trace_req) +
+			  SSA_TRACE_MAX_SLOTS * sizeof(struct ssa_trace_child)) / 8 + 1];
+	static char want[2 * SSATRACE_LINE_MAX], got[2 * SSATRACE_LINE_MAX];
+	static __u64 disk[SSA_TRACE_MAX_SLOTS];
+	struct ssa_trace_req *r = (void *)rec;
+	struct ssa_trace_derived d;
+	bool ok_csv = true, ok_json = true, ok_max = true;
+	unsigned int i, j;
+	char *end;
+
+	for (i = 0; i < 40000; i++) {
+		const __u64 *dk = i & 1 ? disk : NULL;
+
+		random_record(r, rooms[i % 4], disk);
+		ssa_trace_derive(r, &d);
+		ref_csv(want, want + sizeof(want), r, &d, dk);
+		end = ssatrace_csv(got, r, &d, dk);
+		*end = '\0';
+		ok_csv &= !strcmp(want, got);
+		ref_json(want, want + sizeof(want), r, &d, dk);
+		end = ssatrace_json(got, r, &d, dk);
+		*end = '\0';
+		ok_json &= !strcmp(want, got);
+	}
+	tap(ok_csv, "ssatrace_csv writes what printf does, 40000 random records");
+	tap(ok_json, "ssatrace_json writes what printf does, 40000 random records");
+
+	/* the longest: every number at its widest, every slot a child */
+	memset(rec, 0xff, sizeof(rec));
+	r->nr_slots = SSA_TRACE_MAX_SLOTS;
+	r->status = INT_MIN;
+	memset(r->comm, 'x', sizeof(r->comm));
+	for (j = 0; j < SSA_TRACE_MAX_SLOTS; j++) {
+		r->child[j].status = INT_MIN;
+		r->child[j].op = 4;	/* the longest op name */
+		r->child[j].class = 0;
+	}
+	r->op = 4;
+	ssa_trace_derive(r, &d);
+	d.last_member = INT_MIN;
+	ok_max &= ssatrace_csv(got, r, &d, disk) - got < SSATRACE_LINE_MAX;
+	ok_max &= ssatrace_json(got, r, &d, disk) - got < SSATRACE_LINE_MAX;
+	tap(ok_max, "the longest CSV and JSON lines fit SSATRACE_LINE_MAX");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -128,6 +300,7 @@ int main(void)
 	test_tiling();
 	test_pseudo_random();
 	test_outbuf();
+	test_record_lines();
 	printf("1..%d\n", test_nr);
 	return failures ? 1 : 0;
 }

@@ -23,7 +23,7 @@
 #include <bpf/bpf.h>
 
 #include "ssatrace.h"
-#include "outbuf.h"
+#include "record.h"
 #include "ssatrace.skel.h"
 
 enum mode { MODE_RECORD, MODE_HIST };
@@ -44,10 +44,6 @@ static struct env {
 	bool disk;
 } env = { .op = -1, .interval = 0 };
 
-static const char *const op_names[] = {
-	"read", "write", "flush", "discard", "write_zeroes", "other",
-};
-static const char *const class_names[] = { "high", "low" };
 
 const char *argp_program_version = "ssatrace 1.1";
 static const char doc[] =
@@ -118,7 +114,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'O':
 		for (i = 0; i < 5; i++)
-			if (!strcmp(arg, op_names[i]))
+			if (!strcmp(arg, ssatrace_op_names[i]))
 				env.op = i;
 		if (env.op < 0)
 			argp_error(state, "unknown op: %s", arg);
@@ -204,91 +200,33 @@ static void print_csv_header(void)
 }
 
 /*
- * children: member:class:queued:dispatched:completed:msector:len, and with
- * --disk :disk_start; '|'-joined, in child order.  A slot that holds no
- * child of the request (one never issued) is left out.
+ * Records are put together in place, in one buffer that goes out with a
+ * single write when it is nearly full and after every poll: no copy and no
+ * stdio call per record.
  */
-static void print_csv(const struct ssa_trace_req *r, const struct ssa_trace_derived *d,
-		      const __u64 *disk)
+static char line_buf[1 << 20];
+static size_t line_len;
+
+static void lines_flush(void)
 {
-	/* 15 numbers and a name; per child 10 numbers and a class */
-	static char line[(16 + 12 * SSA_TRACE_MAX_SLOTS) * (OUTBUF_U64_MAX + 1) + 32];
-	char *p = line;
-	unsigned int i, k = 0;
-
-	p = outbuf_char(outbuf_u64(p, r->fork_ns), ',');
-	p = outbuf_char(outbuf_u64(p, r->join_ns), ',');
-	p = outbuf_char(outbuf_u64(p, r->dev >> 20), ':');
-	p = outbuf_char(outbuf_u64(p, r->dev & 0xfffff), ',');
-	p = outbuf_char(outbuf_u64(p, r->id), ',');
-	p = outbuf_char(outbuf_str(p, op_names[r->op < 6 ? r->op : 5], 16), ',');
-	p = outbuf_char(outbuf_u64(p, r->sector), ',');
-	p = outbuf_char(outbuf_u64(p, r->len), ',');
-	p = outbuf_char(outbuf_name(p, r->comm, sizeof(r->comm)), ',');
-	p = outbuf_char(outbuf_s64(p, r->status), ',');
-	p = outbuf_char(outbuf_u64(p, r->nr_children), ',');
-	p = outbuf_char(outbuf_u64(p, d->resp_ns), ',');
-	p = outbuf_char(outbuf_u64(p, d->max_wait_ns), ',');
-	p = outbuf_char(outbuf_u64(p, d->max_service_ns), ',');
-	p = outbuf_char(outbuf_u64(p, d->skew_ns), ',');
-	for (i = 0; i < r->nr_slots && i < SSA_TRACE_MAX_SLOTS; i++) {
-		const struct ssa_trace_child *c = &r->child[i];
-
-		if (!ssa_trace_child_valid(r, i))
-			continue;
-		if (k++)
-			p = outbuf_char(p, '|');
-		p = outbuf_char(outbuf_u64(p, c->member), ':');
-		p = outbuf_char(outbuf_str(p, class_names[c->class & 1], 4), ':');
-		p = outbuf_char(outbuf_u64(p, c->queued_ns), ':');
-		p = outbuf_char(outbuf_u64(p, c->dispatched_ns), ':');
-		p = outbuf_char(outbuf_u64(p, c->completed_ns), ':');
-		p = outbuf_char(outbuf_u64(p, c->msector), ':');
-		p = outbuf_u64(p, c->len);
-		if (disk)
-			p = outbuf_u64(outbuf_char(p, ':'), disk[i]);
-	}
-	p = outbuf_char(p, ',');
-	p = outbuf_char(p, r->nr_children > r->nr_slots ? '1' : '0');
-	p = outbuf_char(p, '\n');
-	fwrite(line, 1, p - line, out);
+	if (line_len)
+		fwrite(line_buf, 1, line_len, out);
+	line_len = 0;
 }
 
-static void print_json(const struct ssa_trace_req *r, const struct ssa_trace_derived *d,
-		       const __u64 *disk)
+static void print_record(const struct ssa_trace_req *r, const struct ssa_trace_derived *d,
+			 const __u64 *disk)
 {
-	char comm[sizeof(r->comm) + 1];
-	unsigned int i, k = 0;
+	char *p;
 
-	*outbuf_name(comm, r->comm, sizeof(r->comm)) = '\0';
-
-	fprintf(out, "{\"fork_ns\":%llu,\"join_ns\":%llu,\"dev\":\"%u:%u\",\"id\":%llu,"
-		"\"op\":\"%s\",\"sector\":%llu,\"len\":%u,\"comm\":\"%s\",\"status\":%d,"
-		"\"nr_children\":%u,\"truncated\":%s,\"resp_ns\":%llu,\"max_wait_ns\":%llu,"
-		"\"max_service_ns\":%llu,\"skew_ns\":%llu,\"last_member\":%d,\"children\":[",
-		r->fork_ns, r->join_ns, r->dev >> 20, r->dev & 0xfffff, r->id,
-		op_names[r->op < 6 ? r->op : 5], r->sector, r->len, comm,
-		r->status, r->nr_children,
-		r->nr_children > r->nr_slots ? "true" : "false",
-		d->resp_ns, d->max_wait_ns, d->max_service_ns, d->skew_ns,
-		d->last_member);
-	for (i = 0; i < r->nr_slots; i++) {
-		const struct ssa_trace_child *c = &r->child[i];
-
-		if (!ssa_trace_child_valid(r, i))
-			continue;
-		fprintf(out, "%s{\"child\":%u,\"member\":%u,\"class\":\"%s\",\"op\":\"%s\","
-			"\"queued_ns\":%llu,\"dispatched_ns\":%llu,\"completed_ns\":%llu,"
-			"\"msector\":%llu,\"len\":%u,\"qlen\":%u,\"status\":%d",
-			k++ ? "," : "", i, c->member, class_names[c->class & 1],
-			op_names[c->op < 6 ? c->op : 5], c->queued_ns,
-			c->dispatched_ns, c->completed_ns, c->msector, c->len,
-			c->qlen, c->status);
-		if (disk)
-			fprintf(out, ",\"disk_start_ns\":%llu", disk[i]);
-		fputc('}', out);
-	}
-	fputs("]}\n", out);
+	if (sizeof(line_buf) - line_len < SSATRACE_LINE_MAX)
+		lines_flush();
+	p = line_buf + line_len;
+	if (env.format == FMT_JSON)
+		p = ssatrace_json(p, r, d, disk);
+	else
+		p = ssatrace_csv(p, r, d, disk);
+	line_len = p - line_buf;
 }
 
 /*
@@ -371,10 +309,10 @@ static void hist_title(const struct ssatrace_hist_key *k, char *buf, size_t len)
 
 	if (k->kind == SSATRACE_HIST_RESPONSE)
 		snprintf(buf, len, "device %u:%u %s: response time (fork to join)",
-			 maj, min, op_names[k->idx < 6 ? k->idx : 5]);
+			 maj, min, ssatrace_op_name(k->idx));
 	else
 		snprintf(buf, len, "device %u:%u member %u %s: %s time", maj, min,
-			 k->idx, class_names[k->class & 1],
+			 k->idx, ssatrace_class_names[k->class & 1],
 			 k->kind == SSATRACE_HIST_WAIT ? "queueing" : "service");
 }
 
@@ -428,10 +366,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	ssa_trace_derive(r, &d);
 	nr_incomplete += r->nr_slots - d.nr_valid;
 	nr_truncated += r->nr_children > r->nr_slots;
-	if (env.format == FMT_JSON)
-		print_json(r, &d, env.disk ? data + ssa_trace_rec_size(room) : NULL);
-	else
-		print_csv(r, &d, env.disk ? data + ssa_trace_rec_size(room) : NULL);
+	print_record(r, &d, env.disk ? data + ssa_trace_rec_size(room) : NULL);
 	return 0;
 }
 
@@ -560,9 +495,6 @@ int main(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	/* one write per poll, not per record (if it fails: stdio's default) */
-	if (env.mode == MODE_RECORD)
-		setvbuf(out, NULL, _IOFBF, 1 << 20);
 	if (env.mode == MODE_HIST) {
 		hist_last = calloc(SSATRACE_HISTS, sizeof(*hist_last));
 		hist_now = calloc(SSATRACE_HISTS, sizeof(*hist_now));
@@ -601,8 +533,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		err = 0;
-		if (env.mode == MODE_RECORD)
-			fflush(out);	/* records are at most a poll late */
+		if (env.mode == MODE_RECORD) {
+			lines_flush();	/* records are at most a poll late */
+			fflush(out);
+		}
 		if (env.duration && now_s() - start >= (__u64)env.duration)
 			break;
 		if (env.mode == MODE_HIST && env.interval &&
@@ -613,6 +547,7 @@ int main(int argc, char **argv)
 	}
 	/* drain what is left */
 	ring_buffer__consume(rb);
+	lines_flush();
 	if (env.mode == MODE_HIST)
 		hist_print_all(bpf_map__fd(skel->maps.hists));
 	report_counts(skel);
