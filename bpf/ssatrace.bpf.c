@@ -88,18 +88,51 @@ struct {
 } disk_starts SEC(".maps");
 
 /*
- * hist: one histogram per device and op (response time) and per device,
- * member and class (queueing and service time).  The counts only grow;
- * userspace prints the difference from what it printed last.
+ * hist: a row of histograms per device (ssatrace.h), in an array that the
+ * program indexes itself; only the device is looked up by hash.  The
+ * counts only grow; userspace prints the difference from what it printed
+ * last.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, SSATRACE_HISTS);
-	__type(key, struct ssatrace_hist_key);
+	__type(key, __u32);
 	__type(value, struct ssatrace_hist);
 } hists SEC(".maps");
 
-static struct ssatrace_hist empty_hist;	/* in .bss: all zero */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SSATRACE_HIST_DEVS);
+	__type(key, __u32);	/* the device */
+	__type(value, __u32);	/* its row */
+} hist_devs SEC(".maps");
+
+/*
+ * The first histogram of @dev's row; a device seen for the first time
+ * takes the next row.  Two CPUs meeting a new device at once both take
+ * one, and the loser's row stays unused (userspace lists only the rows
+ * in hist_devs).  Returns -1 when the rows have run out.
+ */
+static __always_inline __s64 hist_row(__u32 dev)
+{
+	__u32 k = SSATRACE_HIST_NEXT_DEV, row, *r;
+	__u64 *next;
+
+	r = bpf_map_lookup_elem(&hist_devs, &dev);
+	if (!r) {
+		next = bpf_map_lookup_elem(&counts, &k);
+		if (!next)
+			return -1;
+		row = __sync_fetch_and_add(next, 1);
+		if (row >= SSATRACE_HIST_DEVS)
+			return -1;
+		bpf_map_update_elem(&hist_devs, &dev, &row, BPF_NOEXIST);
+		r = bpf_map_lookup_elem(&hist_devs, &dev);
+		if (!r)
+			return -1;
+	}
+	return (__s64)*r * SSATRACE_HISTS_PER_DEV;
+}
 
 /* hist: a copy of the record to walk its children (per CPU, no stack). */
 struct whole_rec {
@@ -118,24 +151,12 @@ struct {
  * A global function: the verifier checks it once, on its own, rather than
  * again at every call in hist_request()'s loop over up to 64 children.
  */
-__noinline int hist_add(__u32 dev, __u32 kind, __u32 idx, __u32 class, __u64 ns)
+__noinline int hist_add(__u32 i, __u64 ns)
 {
-	struct ssatrace_hist_key key = {
-		.dev = dev, .idx = idx, .kind = kind, .class = class,
-	};
-	struct ssatrace_hist *h;
+	struct ssatrace_hist *h = bpf_map_lookup_elem(&hists, &i);
 	__u32 s = ssatrace_hist_slot(ns);
 
-	h = bpf_map_lookup_elem(&hists, &key);
-	if (!h) {
-		bpf_map_update_elem(&hists, &key, &empty_hist, BPF_NOEXIST);
-		h = bpf_map_lookup_elem(&hists, &key);
-		if (!h) {
-			count_event(SSATRACE_DROP_HIST);
-			return 0;
-		}
-	}
-	if (s < SSATRACE_HIST_SLOTS)	/* always; the verifier wants to see it */
+	if (h && s < SSATRACE_HIST_SLOTS)	/* s: always; for the verifier */
 		__sync_fetch_and_add(&h->slot[s], 1);
 	return 0;
 }
@@ -146,6 +167,7 @@ static int hist_request(const void *rec, __u32 n)
 	const struct ssa_trace_child *c;
 	struct ssa_trace_req *r;
 	__u32 i, zero = 0;
+	__s64 row;
 
 	r = bpf_map_lookup_elem(&scratch, &zero);
 	if (!r)
@@ -154,18 +176,28 @@ static int hist_request(const void *rec, __u32 n)
 		return 0;
 	if (r->join_ns - r->fork_ns < min_lat_ns)
 		return 0;
-	hist_add(r->dev, SSATRACE_HIST_RESPONSE, r->op, 0, r->join_ns - r->fork_ns);
+	row = hist_row(r->dev);
+	if (row < 0) {
+		count_event(SSATRACE_DROP_HIST);
+		return 0;
+	}
+	hist_add(row + ssatrace_hist_response(r->op < SSATRACE_HIST_OPS ?
+					      r->op : SSATRACE_HIST_OPS - 1),
+		 r->join_ns - r->fork_ns);
 	if (r->nr_children > n)
 		count_event(SSATRACE_HIST_TRUNCATED);
 	for (i = 0; i < SSA_TRACE_MAX_SLOTS && i < n; i++) {
+		__u32 m;
+
 		c = &r->child[i];
 		if (!ssa_trace_child_valid(r, i)) {
 			count_event(SSATRACE_HIST_INCOMPLETE);
 			continue;
 		}
-		hist_add(r->dev, SSATRACE_HIST_WAIT, c->member, c->class & 1,
+		m = c->member < SSATRACE_HIST_MEMBERS ? c->member : SSATRACE_HIST_MEMBERS - 1;
+		hist_add(row + ssatrace_hist_child(m, c->class, SSATRACE_HIST_WAIT),
 			 c->dispatched_ns - c->queued_ns);
-		hist_add(r->dev, SSATRACE_HIST_SERVICE, c->member, c->class & 1,
+		hist_add(row + ssatrace_hist_child(m, c->class, SSATRACE_HIST_SERVICE),
 			 c->completed_ns - c->dispatched_ns);
 	}
 	count_event(SSATRACE_HIST_REQS);

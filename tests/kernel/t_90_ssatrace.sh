@@ -222,6 +222,37 @@ ssatrace_two_devices() {
 	return $rc
 }
 
+# hist keeps a row of histograms per device, for the first 16 devices it
+# sees: one read on each of 17 volumes must give 16 devices one response
+# time each, and the 17th's request counted as lost, not in another's row.
+ssatrace_hist_devices() {
+	local rc=0 i n=17 sums titles
+	ssat_ready || return $KSFT_SKIP
+	for ((i = 0; i < n; i++)); do
+		vol_create ssat-h$i 64 stripe 8 "/dev/ram0 $((i * 64))" || return 1
+	done
+	mkdir -p "$WORK"
+	ssatrace_start hist > "$WORK/hist.txt" || { fail "ssatrace did not start"; return 1; }
+	for ((i = 0; i < n; i++)); do
+		dd if=/dev/mapper/ssat-h$i of=/dev/null bs=4k count=1 iflag=direct status=none ||
+			{ fail "read of ssat-h$i failed"; rc=1; }
+	done
+	ssatrace_stop
+	cat "$WORK/ssatrace.err"
+	titles=$(grep -c "^device [0-9:]* read: response time" "$WORK/hist.txt")
+	expect_eq "devices with a read histogram" "$titles" 16 || rc=1
+	local last
+	last=$(dmsetup info -c --noheadings -o major,minor ssat-h16 | tr -d ' ')
+	! grep -q "^device $last " "$WORK/hist.txt" ||
+		{ fail "the 17th device ($last) has histograms"; rc=1; }
+	sums=$(python3 "$CHECK_SSAT" "$WORK/hist.txt" --format hist)
+	expect_eq "response times counted" \
+		"$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["response"])' "$sums")" 16 || rc=1
+	grep -q "16 requests in the histograms, 1 times lost (more devices than 16)" \
+		"$WORK/ssatrace.err" || { fail "the 17th device's request was not reported lost"; rc=1; }
+	return $rc
+}
+
 # jq_dev SUMMARY DEV FIELD: a per-device count from check_ssatrace.py's
 # summary; DEV "" for a top-level count
 jq_dev() {
@@ -422,6 +453,7 @@ sum4k() {
 register ssatrace_record_csv ssatrace_record csv
 register ssatrace_record_json ssatrace_record json
 register ssatrace_hist ssatrace_hist
+register ssatrace_hist_devices ssatrace_hist_devices
 register ssatrace_filters ssatrace_filters
 register ssatrace_overrun ssatrace_overrun
 register ssatrace_two_devices ssatrace_two_devices

@@ -78,6 +78,36 @@ static void test_pseudo_random(void)
 	tap(ok, "100000 times of every magnitude each land in their printed range");
 }
 
+/* Every histogram of a device's row is a different one, and says which. */
+static void test_hist_rows(void)
+{
+	struct ssatrace_hist_key k;
+	static bool seen[SSATRACE_HISTS_PER_DEV];
+	bool ok = true;
+	__u32 op, m, class, kind, i;
+
+	for (op = 0; op < SSATRACE_HIST_OPS; op++) {
+		i = ssatrace_hist_response(op);
+		ssatrace_hist_what(i, &k);
+		ok &= i < SSATRACE_HISTS_PER_DEV && !seen[i] &&
+		      k.kind == SSATRACE_HIST_RESPONSE && k.idx == op;
+		seen[i] = true;
+	}
+	for (m = 0; m < SSATRACE_HIST_MEMBERS; m++)
+		for (class = 0; class < 2; class++)
+			for (kind = SSATRACE_HIST_WAIT; kind <= SSATRACE_HIST_SERVICE; kind++) {
+				i = ssatrace_hist_child(m, class, kind);
+				ssatrace_hist_what(i, &k);
+				ok &= i < SSATRACE_HISTS_PER_DEV && !seen[i] &&
+				      k.kind == kind && k.idx == m && k.class == class;
+				seen[i] = true;
+			}
+	for (i = 0; i < SSATRACE_HISTS_PER_DEV; i++)
+		ok &= seen[i];
+	tap(ok, "a device's %d histograms: one per op, member, class and kind, each named back",
+	    SSATRACE_HISTS_PER_DEV);
+}
+
 /* outbuf_*() against snprintf() on the edges and 10^6 pseudo-random values */
 static void test_outbuf(void)
 {
@@ -299,6 +329,7 @@ int main(void)
 	test_edges();
 	test_tiling();
 	test_pseudo_random();
+	test_hist_rows();
 	test_outbuf();
 	test_record_lines();
 	printf("1..%d\n", test_nr);

@@ -29,6 +29,9 @@
 enum mode { MODE_RECORD, MODE_HIST };
 enum format { FMT_CSV, FMT_JSON };
 
+#define STR_(x)	#x
+#define STR(x)	STR_(x)
+
 #define POLL_MS	50	/* how often the ring buffer is read at the least */
 
 static struct env {
@@ -260,17 +263,31 @@ static int hist_key_cmp(const void *pa, const void *pb)
 	return a->kind - b->kind;
 }
 
-static size_t hist_read(int fd, struct hist_entry *e)
+/* Every histogram of every device's row that has counted anything. */
+static size_t hist_read(int devs_fd, int fd, struct hist_entry *e)
 {
-	struct ssatrace_hist_key key, *prev = NULL;
+	__u32 dev, *prev = NULL, row, i, k;
+	struct ssatrace_hist h;
 	size_t n = 0;
+	int s;
 
 	/* the BPF side never deletes, so the walk never loses its place */
-	while (n < SSATRACE_HISTS && !bpf_map_get_next_key(fd, prev, &e[n].key)) {
-		key = e[n].key;
-		prev = &key;
-		if (!bpf_map_lookup_elem(fd, &key, &e[n].h))
-			n++;
+	while (!bpf_map_get_next_key(devs_fd, prev, &dev)) {
+		prev = &dev;
+		if (bpf_map_lookup_elem(devs_fd, &dev, &row) || row >= SSATRACE_HIST_DEVS)
+			continue;
+		for (i = 0; i < SSATRACE_HISTS_PER_DEV && n < SSATRACE_HISTS; i++) {
+			k = row * SSATRACE_HISTS_PER_DEV + i;
+			if (bpf_map_lookup_elem(fd, &k, &h))
+				continue;
+			for (s = 0; s < SSATRACE_HIST_SLOTS && !h.slot[s]; s++)
+				;
+			if (s == SSATRACE_HIST_SLOTS)
+				continue;
+			e[n].key.dev = dev;
+			ssatrace_hist_what(i, &e[n].key);
+			e[n++].h = h;
+		}
 	}
 	qsort(e, n, sizeof(*e), hist_key_cmp);
 	return n;
@@ -317,14 +334,15 @@ static void hist_title(const struct ssatrace_hist_key *k, char *buf, size_t len)
 }
 
 /* Print what each histogram gained since the last print. */
-static void hist_print_all(int fd)
+static void hist_print_all(struct ssatrace_bpf *skel)
 {
 	struct hist_entry *t;
 	char title[128];
 	size_t n, i;
 	int s;
 
-	n = hist_read(fd, hist_now);
+	n = hist_read(bpf_map__fd(skel->maps.hist_devs), bpf_map__fd(skel->maps.hists),
+		      hist_now);
 	for (i = 0; i < n; i++) {
 		struct hist_entry *e = &hist_now[i], *was;
 		struct ssatrace_hist d;
@@ -403,8 +421,8 @@ static void report_counts(struct ssatrace_bpf *skel)
 			n[k] = v;
 	if (env.mode == MODE_HIST)
 		fprintf(stderr, "ssatrace: %llu requests in the histograms, %llu times "
-			"lost (histogram table full), ", n[SSATRACE_HIST_REQS],
-			n[SSATRACE_DROP_HIST]);
+			"lost (more devices than " STR(SSATRACE_HIST_DEVS) "), ",
+			n[SSATRACE_HIST_REQS], n[SSATRACE_DROP_HIST]);
 	else
 		fprintf(stderr, "ssatrace: %llu records, %llu lost (ring buffer full), ",
 			nr_records, n[SSATRACE_DROP_RINGBUF]);
@@ -462,6 +480,7 @@ int main(int argc, char **argv)
 		bpf_map__set_max_entries(skel->maps.events, getpagesize());
 	} else {
 		bpf_map__set_max_entries(skel->maps.hists, 1);
+		bpf_map__set_max_entries(skel->maps.hist_devs, 1);
 		bpf_map__set_max_entries(skel->maps.scratch, 1);
 	}
 	if (!env.disk) {
@@ -541,7 +560,7 @@ int main(int argc, char **argv)
 			break;
 		if (env.mode == MODE_HIST && env.interval &&
 		    now_s() - last_print >= (__u64)env.interval) {
-			hist_print_all(bpf_map__fd(skel->maps.hists));
+			hist_print_all(skel);
 			last_print = now_s();
 		}
 	}
@@ -549,7 +568,7 @@ int main(int argc, char **argv)
 	ring_buffer__consume(rb);
 	lines_flush();
 	if (env.mode == MODE_HIST)
-		hist_print_all(bpf_map__fd(skel->maps.hists));
+		hist_print_all(skel);
 	report_counts(skel);
 
 cleanup:

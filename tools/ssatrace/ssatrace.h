@@ -34,20 +34,31 @@ static inline __u32 ssatrace_rec_room(__u64 size, int disk)
 /* Counters kept by the BPF side (array map "counts"). */
 enum ssatrace_count {
 	SSATRACE_DROP_RINGBUF,	/* ring buffer full at join */
-	SSATRACE_DROP_HIST,	/* hist: histogram table full */
+	SSATRACE_DROP_HIST,	/* hist: device table full */
 	SSATRACE_HIST_REQS,	/* hist: requests added to the histograms */
 	SSATRACE_HIST_INCOMPLETE, /* hist: slots with no child of the request */
 	SSATRACE_HIST_TRUNCATED, /* hist: requests with children beyond the record */
+	SSATRACE_HIST_NEXT_DEV,	/* hist: rows handed out (see hist_devs) */
 	SSATRACE_NR_COUNTS,
 };
 
 /*
- * hist: log2 histograms of microseconds, kept by the BPF side in the hash
+ * hist: log2 histograms of microseconds, kept by the BPF side in the array
  * map "hists".  Slot 0 counts times under 1 us, slot s > 0 times of
  * 2^(s-1) to 2^s - 1 us; the last slot also takes everything longer.
+ *
+ * A device gets a row of SSATRACE_HISTS_PER_DEV histograms the first time
+ * one of its requests joins (map "hist_devs": device -> row): response
+ * time by op, then queueing and service time by member and class.  A
+ * request's histograms are found by arithmetic, with one hash lookup (its
+ * device) per request.
  */
 #define SSATRACE_HIST_SLOTS	32
-#define SSATRACE_HISTS		4096	/* histograms the map can hold */
+#define SSATRACE_HIST_DEVS	16	/* devices counted; more are lost */
+#define SSATRACE_HIST_OPS	6	/* as the record's op: read ... other */
+#define SSATRACE_HIST_MEMBERS	64	/* SSA_MAX_MEMBERS */
+#define SSATRACE_HISTS_PER_DEV	(SSATRACE_HIST_OPS + SSATRACE_HIST_MEMBERS * 2 * 2)
+#define SSATRACE_HISTS		(SSATRACE_HIST_DEVS * SSATRACE_HISTS_PER_DEV)
 
 enum ssatrace_hist_kind {
 	SSATRACE_HIST_RESPONSE,	/* fork to join; idx is the op */
@@ -65,6 +76,33 @@ struct ssatrace_hist_key {
 struct ssatrace_hist {
 	__u64 slot[SSATRACE_HIST_SLOTS];
 };
+
+/* A histogram's place in its device's row: ops, then member x class x kind. */
+static inline __u32 ssatrace_hist_response(__u32 op)
+{
+	return op;
+}
+
+static inline __u32 ssatrace_hist_child(__u32 member, __u32 class, __u32 kind)
+{
+	return SSATRACE_HIST_OPS + (member * 2 + (class & 1)) * 2 +
+	       (kind == SSATRACE_HIST_SERVICE);
+}
+
+/* What histogram @i of a row counts (dev is left to the caller). */
+static inline void ssatrace_hist_what(__u32 i, struct ssatrace_hist_key *k)
+{
+	if (i < SSATRACE_HIST_OPS) {
+		k->kind = SSATRACE_HIST_RESPONSE;
+		k->idx = i;
+		k->class = 0;
+		return;
+	}
+	i -= SSATRACE_HIST_OPS;
+	k->kind = i & 1 ? SSATRACE_HIST_SERVICE : SSATRACE_HIST_WAIT;
+	k->class = (i >> 1) & 1;
+	k->idx = i >> 2;
+}
 
 /* The slot of a time in ns (the BPF side counts with it). */
 static inline __u32 ssatrace_hist_slot(__u64 ns)
