@@ -111,22 +111,27 @@ struct {
  * The first histogram of @dev's row; a device seen for the first time
  * takes the next row.  Two CPUs meeting a new device at once both take
  * one, and the loser's row stays unused (userspace lists only the rows
- * in hist_devs).  Returns -1 when the rows have run out.
+ * in hist_devs).  Returns -1 when the rows have run out.  The counter of
+ * rows handed out goes on counting past the last (once per request of a
+ * device with no row) and is compared in 64 bits, so it never comes
+ * round to a row in use.
  */
 static __always_inline __s64 hist_row(__u32 dev)
 {
 	__u32 k = SSATRACE_HIST_NEXT_DEV, row, *r;
-	__u64 *next;
+	__u64 *next, taken;
 
 	r = bpf_map_lookup_elem(&hist_devs, &dev);
 	if (!r) {
 		next = bpf_map_lookup_elem(&counts, &k);
 		if (!next)
 			return -1;
-		row = __sync_fetch_and_add(next, 1);
-		if (row >= SSATRACE_HIST_DEVS)
-			return -1;
-		bpf_map_update_elem(&hist_devs, &dev, &row, BPF_NOEXIST);
+		taken = __sync_fetch_and_add(next, 1);
+		if (taken < SSATRACE_HIST_DEVS) {
+			row = taken;
+			bpf_map_update_elem(&hist_devs, &dev, &row, BPF_NOEXIST);
+		}
+		/* ours, or another CPU's for the same device */
 		r = bpf_map_lookup_elem(&hist_devs, &dev);
 		if (!r)
 			return -1;

@@ -140,6 +140,20 @@ ssatrace_filters() {
 	ssatrace_start record -m 100000 -o "$WORK/m.csv" || return 1	# >= 100 ms: none
 	load; sleep 0.5; ssatrace_stop
 	expect_eq "records slower than 100 ms" "$(tail -n +2 "$WORK/m.csv" | wc -l)" 0 || rc=1
+	# records that cannot be written end the run with an error and a reason
+	ssatrace_start record -o /dev/full || return 1
+	load
+	local i st
+	for i in $(seq 40); do kill -0 $SSAT_PID 2>/dev/null || break; sleep 0.25; done
+	if kill -0 $SSAT_PID 2>/dev/null; then
+		fail "ssatrace record -o /dev/full still running"; ssatrace_stop; rc=1
+	else
+		wait $SSAT_PID; st=$?
+		cat "$WORK/ssatrace.err"
+		[ "$st" -ne 0 ] || { fail "ssatrace record -o /dev/full exited 0"; rc=1; }
+		grep -q "writing the records failed: No space left on device" "$WORK/ssatrace.err" ||
+			{ fail "no write error reported for /dev/full"; rc=1; }
+	fi
 	"$SSATRACE" record -D /dev/ssat-nonexistent 2>/dev/null && { fail "unknown device accepted"; rc=1; }
 	"$SSATRACE" frobnicate 2>/dev/null && { fail "unknown mode accepted"; rc=1; }
 	"$SSATRACE" hist --disk -d 1 2>/dev/null && { fail "hist --disk accepted"; rc=1; }

@@ -47,7 +47,6 @@ static struct env {
 	bool disk;
 } env = { .op = -1, .interval = 0 };
 
-
 const char *argp_program_version = "ssatrace 1.1";
 static const char doc[] =
 "Follow dm-ssastripe requests from fork to join.\n"
@@ -215,6 +214,21 @@ static void lines_flush(void)
 	if (line_len)
 		fwrite(line_buf, 1, line_len, out);
 	line_len = 0;
+}
+
+/* Out with what is buffered; false, having said why once, if it cannot be written. */
+static bool lines_out(void)
+{
+	static bool failed;
+
+	if (failed)
+		return false;
+	lines_flush();
+	if (!fflush(out) && !ferror(out))
+		return true;
+	fprintf(stderr, "ssatrace: writing the records failed: %s\n", strerror(errno));
+	failed = true;
+	return false;
 }
 
 static void print_record(const struct ssa_trace_req *r, const struct ssa_trace_derived *d,
@@ -552,9 +566,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		err = 0;
-		if (env.mode == MODE_RECORD) {
-			lines_flush();	/* records are at most a poll late */
-			fflush(out);
+		/* records are at most a poll late; a failed write ends the run */
+		if (env.mode == MODE_RECORD && !lines_out()) {
+			err = -EIO;
+			break;
 		}
 		if (env.duration && now_s() - start >= (__u64)env.duration)
 			break;
@@ -566,7 +581,8 @@ int main(int argc, char **argv)
 	}
 	/* drain what is left */
 	ring_buffer__consume(rb);
-	lines_flush();
+	if (env.mode == MODE_RECORD && !lines_out())
+		err = -EIO;
 	if (env.mode == MODE_HIST)
 		hist_print_all(skel);
 	report_counts(skel);
