@@ -205,7 +205,6 @@ static int hist_request(const void *rec, __u32 n)
 		hist_add(row + ssatrace_hist_child(m, c->class, SSATRACE_HIST_SERVICE),
 			 c->completed_ns - c->dispatched_ns);
 	}
-	count_event(SSATRACE_HIST_REQS);
 	return 0;
 }
 

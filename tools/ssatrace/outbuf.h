@@ -111,6 +111,15 @@ static inline char *outbuf_name(char *p, const char *s, unsigned int max)
 	return p;
 }
 
+/* n bytes of s; outbuf_lit(): a string constant, without its NUL. */
+static inline char *outbuf_mem(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+
+#define outbuf_lit(p, s)	outbuf_mem(p, s, sizeof(s) - 1)
+
 static inline char *outbuf_char(char *p, char c)
 {
 	*p = c;

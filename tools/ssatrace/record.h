@@ -29,15 +29,6 @@ static inline const char *ssatrace_op_name(unsigned int op)
 	return ssatrace_op_names[op < 6 ? op : 5];
 }
 
-/* A string constant, without its NUL. */
-#define outbuf_lit(p, s)	outbuf_mem(p, s, sizeof(s) - 1)
-
-static inline char *outbuf_mem(char *p, const char *s, size_t n)
-{
-	memcpy(p, s, n);
-	return p + n;
-}
-
 /*
  * CSV: fork_ns,join_ns,dev,id,op,sector,len,comm,status,nr_children,
  * resp_ns,max_wait_ns,max_service_ns,skew_ns,children,truncated.

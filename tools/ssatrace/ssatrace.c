@@ -423,6 +423,23 @@ static unsigned long long prog_misses(struct ssatrace_bpf *skel)
 	return n;
 }
 
+/*
+ * hist: each request counted adds one response time, so the requests in
+ * the histograms are the response histograms' counts (as last read).
+ */
+static unsigned long long hist_requests(void)
+{
+	unsigned long long n = 0;
+	size_t i;
+	int s;
+
+	for (i = 0; i < nr_last; i++)
+		if (hist_last[i].key.kind == SSATRACE_HIST_RESPONSE)
+			for (s = 0; s < SSATRACE_HIST_SLOTS; s++)
+				n += hist_last[i].h.slot[s];
+	return n;
+}
+
 static void report_counts(struct ssatrace_bpf *skel)
 {
 	int fd = bpf_map__fd(skel->maps.counts);
@@ -436,7 +453,7 @@ static void report_counts(struct ssatrace_bpf *skel)
 	if (env.mode == MODE_HIST)
 		fprintf(stderr, "ssatrace: %llu requests in the histograms, %llu times "
 			"lost (more devices than " STR(SSATRACE_HIST_DEVS) "), ",
-			n[SSATRACE_HIST_REQS], n[SSATRACE_DROP_HIST]);
+			hist_requests(), n[SSATRACE_DROP_HIST]);
 	else
 		fprintf(stderr, "ssatrace: %llu records, %llu lost (ring buffer full), ",
 			nr_records, n[SSATRACE_DROP_RINGBUF]);

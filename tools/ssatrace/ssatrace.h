@@ -35,7 +35,6 @@ static inline __u32 ssatrace_rec_room(__u64 size, int disk)
 enum ssatrace_count {
 	SSATRACE_DROP_RINGBUF,	/* ring buffer full at join */
 	SSATRACE_DROP_HIST,	/* hist: device table full */
-	SSATRACE_HIST_REQS,	/* hist: requests added to the histograms */
 	SSATRACE_HIST_INCOMPLETE, /* hist: slots with no child of the request */
 	SSATRACE_HIST_TRUNCATED, /* hist: requests with children beyond the record */
 	SSATRACE_HIST_NEXT_DEV,	/* hist: rows handed out (see hist_devs) */
