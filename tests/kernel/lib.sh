@@ -137,6 +137,7 @@ cleanup_all() {
 	done
 	losetup -a 2>/dev/null | grep -q "$WORK" && \
 		losetup -a | grep "$WORK" | cut -d: -f1 | xargs -r -n1 losetup -d
+	cfg_nullb_remove
 	rm -rf "$WORK"
 	return 0
 }
@@ -190,6 +191,46 @@ nullb_members() {	# nullb_members N -> "DEV 0 ..." (N <= 4)
 	local i out=""
 	for ((i = 0; i < $1; i++)); do out+="/dev/nullb$i 0 "; done
 	echo "${out% }"
+}
+
+# null_blk members of a test's own, made through configfs, so that a test
+# can choose their service time: N devices ssatslow0.. completing
+# NSEC ns after submission in a timer, memory-backed, 64 MiB each.
+# cleanup_all removes them.
+NULLB_CFG=/sys/kernel/config/nullb
+cfg_nullb_members() {	# cfg_nullb_members N NSEC -> "DEV 0 ..."
+	local i d dev out=""
+	grep -q '^null_blk ' /proc/modules || nullb_members 0 > /dev/null || return 1
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs none /sys/kernel/config || return 1
+	[ -d $NULLB_CFG ] || { echo "FAIL: no $NULLB_CFG (null_blk without configfs?)" >&2; return 1; }
+	for ((i = 0; i < $1; i++)); do
+		d=$NULLB_CFG/ssatslow$i
+		[ -d "$d" ] || mkdir "$d" || return 1
+		if [ "$(cat "$d/power")" = 0 ]; then
+			echo 64 > "$d/size" && echo 512 > "$d/blocksize" &&
+				echo 2 > "$d/irqmode" && echo "$2" > "$d/completion_nsec" &&
+				echo 1 > "$d/memory_backed" && echo 1 > "$d/power" || return 1
+		fi
+		# named after the item (6.0 on), nullbINDEX before
+		dev=/dev/ssatslow$i
+		[ -b $dev ] || dev=/dev/nullb$(cat "$d/index")
+		[ -b $dev ] || { echo "FAIL: $d powered on, but no block device" >&2; return 1; }
+		[ "$(cat "$d/completion_nsec")" = "$2" ] ||
+			{ echo "FAIL: $dev exists with another completion_nsec" >&2; return 1; }
+		out+="$dev 0 "
+	done
+	echo "${out% }"
+}
+
+cfg_nullb_remove() {
+	local d
+	[ -d $NULLB_CFG ] || return 0
+	for d in $NULLB_CFG/ssatslow*; do
+		[ -d "$d" ] || continue
+		echo 0 > "$d/power" 2>/dev/null
+		rmdir "$d"
+	done
 }
 
 SSATRACE=$TOP/build/ssatrace/ssatrace
