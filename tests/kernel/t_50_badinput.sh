@@ -14,8 +14,9 @@ bad_table() {
 	log=$(klog_since)
 	grep -qF -- "$want" <<< "$log" || { fail "$name: kernel log lacks '$want'"; echo "$log" | tail -3; rc=1; }
 	dmsetup info ssat-bad >/dev/null 2>&1 && { fail "$name: device left behind"; dmsetup remove ssat-bad; rc=1; }
-	for d in /sys/block/ram*/holders /sys/block/loop*/holders; do
-		[ -z "$(ls "$d" 2>/dev/null)" ] || { fail "$name: $d still held"; rc=1; }
+	# a glob, not ls: a process per device costs ~0.15 s under TCG
+	for d in /sys/block/ram*/holders/* /sys/block/loop*/holders/*; do
+		[ -e "$d" ] && { fail "$name: ${d%/holders/*} still held by ${d##*/}"; rc=1; }
 	done
 	return $rc
 }
