@@ -142,6 +142,41 @@ cleanup_all() {
 	return 0
 }
 
+# Leak check.  Booted with slub_debug=U,kmalloc-* (tests/run-all does
+# that), the kernel keeps the allocation stack of every live kmalloc object
+# and lists them, grouped by stack, in /sys/kernel/debug/slab/*/alloc_traces.
+# When a test's volumes are gone, no object allocated with one of the
+# module's functions on its stack may be left.  Page, per-CPU and vmalloc
+# allocations are not tracked this way.
+SLAB_DBG=/sys/kernel/debug/slab
+leak_check_ready() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ "$(cat /sys/kernel/slab/kmalloc-64/store_user 2>/dev/null)" = 1 ] &&
+		[ -r $SLAB_DBG/kmalloc-64/alloc_traces ]
+}
+
+# Print every group of live kmalloc objects whose allocation stack passes
+# through the module (nothing when there is none).  A group starts with a
+# count line ("  N site+off/len [mod] age=..."), the stack's frames follow.
+module_allocs() {
+	grep -qs '\[dm_ssastripe\]' $SLAB_DBG/kmalloc-*/alloc_traces || return 0
+	awk 'function out() { if (blk ~ /\[dm_ssastripe\]/) print blk }
+	     FNR == 1 { out(); blk = "" }
+	     /^ *[0-9]+ / { out(); blk = FILENAME ":" $0; next }
+	     { blk = blk "\n" $0 }
+	     END { out() }' $SLAB_DBG/kmalloc-*/alloc_traces
+}
+
+# module_leaks: module_allocs, asked again after a grace period (objects
+# freed through RCU may still be waiting) before anything is called a leak
+module_leaks() {
+	local left
+	left=$(module_allocs)
+	[ -n "$left" ] || return 0
+	sleep 2
+	module_allocs
+}
+
 # Kernel log since the last mark: klog_mark; ...; klog_since
 klog_mark() { dmesg -c >/dev/null; }
 klog_since() { dmesg; }

@@ -128,6 +128,23 @@ rmmod_in_use() {
 	return $rc
 }
 
+# The leak check after each test (run, module_leaks) sees the module's
+# allocations: a live volume's are listed, and none once it is removed.
+leak_check_sees() {
+	local rc=0 n
+	leak_check_ready || { skip "no allocation tracking (boot with slub_debug=U,kmalloc-*)"; return $KSFT_SKIP; }
+	[ -z "$(module_leaks)" ] || { fail "module allocations live before the test"; return 1; }
+	vol_create ssat-v 8192 stripe 8 "$(ram_members 2)" || return 1
+	n=$(module_allocs | grep -c '^/sys.*ssa_ctr')
+	info "$n groups of objects allocated by ssa_ctr() while the volume exists"
+	[ "$n" -gt 0 ] || { fail "the volume's allocations are not seen"; rc=1; }
+	vol_remove ssat-v || return 1
+	n=$(module_leaks | grep -c '^/sys')
+	expect_eq "groups of module allocations left after the removal" "$n" 0 || rc=1
+	return $rc
+}
+
+register leak_check_sees leak_check_sees
 register member_fails member_fails
 register member_fails_writes member_fails_writes 0
 register member_fails_writes_d1 member_fails_writes 1
