@@ -155,16 +155,35 @@ leak_check_ready() {
 		[ -r $SLAB_DBG/kmalloc-64/alloc_traces ]
 }
 
-# Print every group of live kmalloc objects whose allocation stack passes
-# through the module (nothing when there is none).  A group starts with a
-# count line ("  N site+off/len [mod] age=..."), the stack's frames follow.
+# Print every group of live kmalloc objects that the module allocated
+# (nothing when there is none).  A group starts with a count line
+# ("  N site+off/len [mod] age=..."), the frames of its stack follow,
+# innermost first.  The group is the module's when, walking out from the
+# allocation, the first frame of a module other than dm_mod (DM core works
+# for its targets: dm_get_device()) is one of dm_ssastripe's and no
+# submit_bio frame came before it: what a member device allocates while
+# serving the module's I/O (null_blk's pages for the data written) is the
+# device's.
 module_allocs() {
 	grep -qs '\[dm_ssastripe\]' $SLAB_DBG/kmalloc-*/alloc_traces || return 0
-	awk 'function out() { if (blk ~ /\[dm_ssastripe\]/) print blk }
-	     FNR == 1 { out(); blk = "" }
-	     /^ *[0-9]+ / { out(); blk = FILENAME ":" $0; next }
-	     { blk = blk "\n" $0 }
-	     END { out() }' $SLAB_DBG/kmalloc-*/alloc_traces
+	module_allocs_in $SLAB_DBG/kmalloc-*/alloc_traces
+}
+
+module_allocs_in() {	# module_allocs_in ALLOC_TRACES...
+	awk 'function out() { if (ours) print blk }
+	     function frame() {
+		if (decided) return
+		if ($0 ~ /submit_bio/) { decided = 1; return }
+		if ($0 ~ /\[dm_mod\]/) return	# DM core, for its target
+		if ($0 ~ /\[[A-Za-z0-9_]+\]/) {
+			decided = 1
+			ours = $0 ~ /\[dm_ssastripe\]/
+		}
+	     }
+	     FNR == 1 { out(); blk = ""; ours = 0; decided = 1 }
+	     /^ *[0-9]+ / { out(); blk = FILENAME ":" $0; ours = 0; decided = 0; frame(); next }
+	     { blk = blk "\n" $0; frame() }
+	     END { out() }' "$@"
 }
 
 # module_leaks: module_allocs, asked again after a grace period (objects
