@@ -110,8 +110,9 @@ struct {
 /*
  * The first histogram of @dev's row; a device seen for the first time
  * takes the next row.  Two CPUs meeting a new device at once both take
- * one, and the loser's row stays unused (userspace lists only the rows
- * in hist_devs).  Returns -1 when the rows have run out.  The counter of
+ * one; the loser gives its row back unless a third CPU took the next one
+ * meanwhile, and a row not given back stays unused (userspace lists only
+ * the rows in hist_devs).  Returns -1 when the rows have run out.  The counter of
  * rows handed out goes on counting past the last (once per request of a
  * device with no row) and is compared in 64 bits, so it never comes
  * round to a row in use.
@@ -129,7 +130,10 @@ static __always_inline __s64 hist_row(__u32 dev)
 		taken = __sync_fetch_and_add(next, 1);
 		if (taken < SSATRACE_HIST_DEVS) {
 			row = taken;
-			bpf_map_update_elem(&hist_devs, &dev, &row, BPF_NOEXIST);
+			if (bpf_map_update_elem(&hist_devs, &dev, &row,
+						BPF_NOEXIST))
+				__sync_val_compare_and_swap(next, taken + 1,
+							    taken);
 		}
 		/* ours, or another CPU's for the same device */
 		r = bpf_map_lookup_elem(&hist_devs, &dev);
