@@ -418,13 +418,17 @@ register parity_degraded_pstripe_n3_c64k_m2_after_d0 parity_degraded pstripe 3 1
 # reads (no features) or its writes (error_writes); fio sees no error, the
 # member turns D, the untouched half of the volume is intact.
 # Rebuild onto a replacement.  A volume full of known data loses member F
-# (by message); the table is reloaded with, in its place, a slow (dm-delay,
-# 20 ms) device full of random bytes and "rebuild F".  While the rebuild
-# runs: status "rebuild", health 'a', fail of another member, check and
-# idle are refused, fio verifies writes over the first half, and the second
-# half reads back byte-exact.  After: health all 'A', the log
-# line, the second half unchanged, and the checker and check find every
-# group consistent, i.e. the new member holds what the others say.
+# (by message); the table is reloaded with, in its place, a device full of
+# random bytes and "rebuild F".  The new member's writes are slow (dm-delay,
+# 100 ms each: the walk writes one chunk at a time, so it lasts at least
+# 100 ms a group and outlasts fio by far).  While the rebuild runs: status
+# "rebuild", health 'a', fail of another member, check and idle are
+# refused, fio verifies writes over the first half, and the second half
+# reads back byte-exact.  Then the delay is taken off (the new member's
+# table swapped for a linear one) and the rest of the rebuild runs at
+# ramdisk speed.  After: health all 'A', the log line, the second half
+# unchanged, and the checker and check find every group consistent, i.e.
+# the new member holds what the others say.
 # parity_rebuild LAYOUT MEMBERS CHUNK_SECTORS F SYNC [MB]
 #   MB: the volume's size (default 4); with few groups the rebuild may end
 #   before the checks made "during" it, so those are made only with 64 or
@@ -444,7 +448,7 @@ parity_rebuild() {
 	dd if="$WORK/ref" of=$v bs=1M oflag=direct status=none || { fail "initial write"; return 1; }
 	dmsetup message ssat-v 0 fail "$f" || { fail "fail $f refused"; return 1; }
 	dd if=/dev/urandom of=/dev/ram$n bs=1M count=$((mb / (n - 1) + 1)) oflag=direct status=none
-	dmsetup create ssat-new --table "0 $per delay /dev/ram$n 0 20" || return 1
+	dmsetup create ssat-new --table "0 $per delay /dev/ram$n 0 0 /dev/ram$n 0 100" || return 1
 	for ((m = 0; m < n; m++)); do
 		if [ $m -eq "$f" ]; then members+="/dev/mapper/ssat-new 0 "; else members+="/dev/ram$m 0 "; fi
 	done
@@ -467,6 +471,8 @@ parity_rebuild() {
 	[ "$mid" = 1 ] && { expect_eq "action after fio" "$(dmsetup status ssat-v | awk '{print $(NF-2)}')" rebuild || rc=1; }
 	expect_eq "read during the rebuild" "$(dd if=$v bs=4096 skip=$((half / 4096)) iflag=direct status=none |
 		sha256sum | cut -d' ' -f1)" "$(tail -c $((size - half)) "$WORK/ref" | sha256sum | cut -d' ' -f1)" || rc=1
+	dmsetup suspend ssat-new && dmsetup load ssat-new --table "0 $per linear /dev/ram$n 0" &&
+		dmsetup resume ssat-new || { fail "cannot take the delay off the new member"; rc=1; }
 	wait_synced ssat-v || rc=1
 	expect_eq "health after" "$(vstat ssat-v health)" "$(printf 'A%.0s' $(seq "$n"))" || rc=1
 	klog_since | grep -q "rebuild of member $f done" || { fail "no log line"; rc=1; }
