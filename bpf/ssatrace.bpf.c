@@ -110,12 +110,14 @@ struct {
 /*
  * The first histogram of @dev's row; a device seen for the first time
  * takes the next row.  Two CPUs meeting a new device at once both take
- * one; the loser gives its row back unless a third CPU took the next one
- * meanwhile, and a row not given back stays unused (userspace lists only
- * the rows in hist_devs).  Returns -1 when the rows have run out.  The counter of
- * rows handed out goes on counting past the last (once per request of a
- * device with no row) and is compared in 64 bits, so it never comes
- * round to a row in use.
+ * one, and the one whose insert loses gives its row back if it is still
+ * the last handed out.  Otherwise (the other CPU took the next row and
+ * won, or a third CPU took one) it stays unused; userspace lists only the
+ * rows in hist_devs.  Returns -1 when the rows have run out.  The counter
+ * of rows handed out goes on counting past the last (once per request of
+ * a device with no row) and is compared in 64 bits, so it never comes
+ * round to a row in use.  Rows at or above the counter are never held, so
+ * a give-back cannot hand out a row twice.
  */
 static __always_inline __s64 hist_row(__u32 dev)
 {
