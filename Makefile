@@ -58,7 +58,7 @@ $(BUILD)/unit/test_disk: tests/unit/test_disk.c tests/unit/kcompat.h tests/unit/
 $(BUILD)/unit/test_ssatrace: tests/unit/test_ssatrace.c tests/unit/tap.h \
 		tools/ssatrace/ssatrace.h tools/ssatrace/outbuf.h tools/ssatrace/record.h dm-ssastripe/ssa-trace-abi.h
 	@mkdir -p $(@D)
-	gcc -O2 -Wall -Wextra -Werror -Itests/unit -Itools/ssatrace -Idm-ssastripe -o $@ \
+	gcc -O2 -Wall -Wextra -Werror -pthread -Itests/unit -Itools/ssatrace -Idm-ssastripe -o $@ \
 		tests/unit/test_ssatrace.c
 
 UNIT := $(BUILD)/unit/test_layout $(BUILD)/unit/test_disk $(BUILD)/unit/test_ssatrace

@@ -109,34 +109,30 @@ struct {
 
 /*
  * The first histogram of @dev's row; a device seen for the first time
- * takes the next row.  Two CPUs meeting a new device at once both take
- * one, and the one whose insert loses gives its row back if it is still
- * the last handed out.  Otherwise (the other CPU took the next row and
- * won, or a third CPU took one) it stays unused; userspace lists only the
- * rows in hist_devs.  Returns -1 when the rows have run out.  The counter
- * of rows handed out goes on counting past the last (once per request of
- * a device with no row) and is compared in 64 bits, so it never comes
- * round to a row in use.  Rows at or above the counter are never held, so
- * a give-back cannot hand out a row twice.
+ * takes a free row (ssatrace_hist_row_take()).  When two CPUs meet a new
+ * device at once, both take a row and one's insert loses: it gives its
+ * row back and uses the winner's, so no row is ever left unused.  Returns
+ * -1 when every row is held, or when a row given back was passed over
+ * by a search that was under way (that one request is counted lost; the
+ * device's next request finds the row free).
  */
 static __always_inline __s64 hist_row(__u32 dev)
 {
-	__u32 k = SSATRACE_HIST_NEXT_DEV, row, *r;
-	__u64 *next, taken;
+	__u32 k = SSATRACE_HIST_ROWS_HELD, row, *r;
+	__u64 *held;
+	int taken;
 
 	r = bpf_map_lookup_elem(&hist_devs, &dev);
 	if (!r) {
-		next = bpf_map_lookup_elem(&counts, &k);
-		if (!next)
+		held = bpf_map_lookup_elem(&counts, &k);
+		if (!held)
 			return -1;
-		taken = __sync_fetch_and_add(next, 1);
-		if (taken < SSATRACE_HIST_DEVS) {
-			row = taken;
-			if (bpf_map_update_elem(&hist_devs, &dev, &row,
-						BPF_NOEXIST))
-				__sync_val_compare_and_swap(next, taken + 1,
-							    taken);
-		}
+		taken = ssatrace_hist_row_take(held);
+		if (taken < 0)
+			return -1;
+		row = taken;
+		if (bpf_map_update_elem(&hist_devs, &dev, &row, BPF_NOEXIST))
+			ssatrace_hist_row_give(held, taken);
 		/* ours, or another CPU's for the same device */
 		r = bpf_map_lookup_elem(&hist_devs, &dev);
 		if (!r)

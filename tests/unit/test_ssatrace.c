@@ -5,10 +5,12 @@
  * holds that time, and the ranges tile the microseconds without a gap.
  * And its number writer (tools/ssatrace/outbuf.h) writes what printf
  * would, and so do its CSV and JSON record lines (tools/ssatrace/record.h),
- * checked against the printf formulation they replaced.
+ * checked against the printf formulation they replaced.  And hist's rows
+ * go to devices one each, however CPUs race for them.
  */
 #include <linux/types.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include "tap.h"
@@ -106,6 +108,157 @@ static void test_hist_rows(void)
 		ok &= seen[i];
 	tap(ok, "a device's %d histograms: one per op, member, class and kind, each named back",
 	    SSATRACE_HISTS_PER_DEV);
+}
+
+/* Taking and giving back rows, one thread. */
+static void test_row_take(void)
+{
+	__u64 held = 0;
+	bool ok = true;
+	int r;
+
+	for (r = 0; r < SSATRACE_HIST_DEVS; r++)
+		ok &= ssatrace_hist_row_take(&held) == r;
+	ok &= held == SSATRACE_HIST_ALL_ROWS;
+	ok &= ssatrace_hist_row_take(&held) == -1;
+	ssatrace_hist_row_give(&held, 5);
+	ok &= held == (SSATRACE_HIST_ALL_ROWS & ~(1ULL << 5));
+	ok &= ssatrace_hist_row_take(&held) == 5;
+	ok &= ssatrace_hist_row_take(&held) == -1;
+	tap(ok, "rows are taken lowest first, none past the last, a given-back row again");
+}
+
+/*
+ * Threads give rows to devices as the BPF side does (hist_row()), with a
+ * locked table standing in for the hash map hist_devs and its BPF_NOEXIST
+ * insert.  Half the threads walk the devices in one order and half in the
+ * other, twice (a request lost in a race is retried by the next one), so
+ * that they keep meeting the same new device at once.
+ */
+#define ROW_THREADS	4
+#define ROW_ROUNDS	3000	/* at least; on until ROW_RACES races were seen */
+#define ROW_ROUNDS_MAX	60000
+#define ROW_RACES	200
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_barrier_t start;
+	__u64 held;
+	int row[SSATRACE_HIST_DEVS + 4];	/* device -> row, -1: none */
+	int devs;
+	bool stop;
+	unsigned long inserts_lost;
+} rows = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static int row_lookup(int dev)
+{
+	int r;
+
+	pthread_mutex_lock(&rows.lock);
+	r = rows.row[dev];
+	pthread_mutex_unlock(&rows.lock);
+	return r;
+}
+
+static bool row_insert(int dev, int row)
+{
+	bool won;
+
+	pthread_mutex_lock(&rows.lock);
+	won = rows.row[dev] < 0;
+	if (won)
+		rows.row[dev] = row;
+	else
+		rows.inserts_lost++;
+	pthread_mutex_unlock(&rows.lock);
+	return won;
+}
+
+static void row_for(int dev)
+{
+	volatile int spin;
+	int taken;
+
+	if (row_lookup(dev) >= 0)
+		return;
+	taken = ssatrace_hist_row_take(&rows.held);
+	if (taken < 0)
+		return;
+	/* widen the window in which another thread meets the same device */
+	for (spin = 0; spin < 500; spin++)
+		;
+	if (!row_insert(dev, taken))
+		ssatrace_hist_row_give(&rows.held, taken);
+}
+
+static void *row_thread(void *arg)
+{
+	long t = (long)arg;
+	int pass, i;
+
+	for (;;) {
+		pthread_barrier_wait(&rows.start);
+		if (rows.stop)
+			break;
+		for (pass = 0; pass < 2; pass++)
+			for (i = 0; i < rows.devs; i++)
+				row_for(t & 1 ? rows.devs - 1 - i : i);
+		pthread_barrier_wait(&rows.start);
+	}
+	return NULL;
+}
+
+static void test_row_race(void)
+{
+	pthread_t th[ROW_THREADS];
+	bool ok = true, used[SSATRACE_HIST_DEVS];
+	int round, dev, n, want;
+	__u64 mask;
+	long t;
+
+	pthread_barrier_init(&rows.start, NULL, ROW_THREADS + 1);
+	for (t = 0; t < ROW_THREADS; t++)
+		pthread_create(&th[t], NULL, row_thread, (void *)t);
+	for (round = 0; round < ROW_ROUNDS_MAX; round++) {
+		if (round >= ROW_ROUNDS && rows.inserts_lost >= ROW_RACES)
+			break;
+		/* 1..SSATRACE_HIST_DEVS + 4 devices, in turn */
+		rows.devs = 1 + round % (SSATRACE_HIST_DEVS + 4);
+		rows.held = 0;
+		for (dev = 0; dev < SSATRACE_HIST_DEVS + 4; dev++)
+			rows.row[dev] = -1;
+		pthread_barrier_wait(&rows.start);
+		pthread_barrier_wait(&rows.start);
+		memset(used, 0, sizeof(used));
+		mask = 0;
+		n = 0;
+		for (dev = 0; dev < rows.devs; dev++) {
+			int r = rows.row[dev];
+
+			if (r < 0)
+				continue;
+			ok &= r < SSATRACE_HIST_DEVS && !used[r];
+			if (r < SSATRACE_HIST_DEVS)
+				used[r] = true;
+			mask |= 1ULL << r;
+			n++;
+		}
+		want = rows.devs < SSATRACE_HIST_DEVS ? rows.devs : SSATRACE_HIST_DEVS;
+		if (n != want || mask != rows.held)
+			ok = false;
+	}
+	rows.stop = true;
+	pthread_barrier_wait(&rows.start);
+	for (t = 0; t < ROW_THREADS; t++)
+		pthread_join(th[t], NULL);
+	pthread_barrier_destroy(&rows.start);
+	if (!rows.inserts_lost) {
+		printf("ok %d - rows under a race # SKIP no two threads met a new device at once in %d rounds\n",
+		       ++test_nr, round);
+		return;
+	}
+	tap(ok, "%d threads, %d rounds: each device one row of its own, no row held by none (%lu inserts lost a race)",
+	    ROW_THREADS, round, rows.inserts_lost);
 }
 
 /* outbuf_*() against snprintf() on the edges and 10^6 pseudo-random values */
@@ -330,6 +483,8 @@ int main(void)
 	test_tiling();
 	test_pseudo_random();
 	test_hist_rows();
+	test_row_take();
+	test_row_race();
 	test_outbuf();
 	test_record_lines();
 	printf("1..%d\n", test_nr);

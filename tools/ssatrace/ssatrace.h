@@ -37,7 +37,7 @@ enum ssatrace_count {
 	SSATRACE_DROP_HIST,	/* hist: device table full */
 	SSATRACE_HIST_INCOMPLETE, /* hist: slots with no child of the request */
 	SSATRACE_HIST_TRUNCATED, /* hist: requests with children beyond the record */
-	SSATRACE_HIST_NEXT_DEV,	/* hist: rows handed out (see hist_devs) */
+	SSATRACE_HIST_ROWS_HELD, /* hist: a bit per row held (see hist_devs) */
 	SSATRACE_NR_COUNTS,
 };
 
@@ -101,6 +101,38 @@ static inline void ssatrace_hist_what(__u32 i, struct ssatrace_hist_key *k)
 	k->kind = i & 1 ? SSATRACE_HIST_SERVICE : SSATRACE_HIST_WAIT;
 	k->class = (i >> 1) & 1;
 	k->idx = i >> 2;
+}
+
+/*
+ * hist's rows: bit r of the counter SSATRACE_HIST_ROWS_HELD is set while
+ * row r is held, by the device it was given to or by a CPU about to give
+ * it to one.  A CPU takes a row by setting the first bit it finds clear:
+ * an atomic or that finds the bit already set changes nothing, so a row is
+ * taken by exactly one CPU, and one that is given back (its device was
+ * given another row by another CPU meanwhile) is free again at once.
+ * Returns the row, or -1 when every row is held.  A row given back while
+ * the search is past it is missed, and that one request is counted lost.
+ */
+#define SSATRACE_HIST_ALL_ROWS	((1ULL << SSATRACE_HIST_DEVS) - 1)
+
+static inline int ssatrace_hist_row_take(__u64 *held)
+{
+	__u64 bit;
+	int r;
+
+	for (r = 0; r < SSATRACE_HIST_DEVS; r++) {
+		bit = 1ULL << r;
+		if (*(volatile __u64 *)held & bit)
+			continue;
+		if (!(__sync_fetch_and_or(held, bit) & bit))
+			return r;
+	}
+	return -1;
+}
+
+static inline void ssatrace_hist_row_give(__u64 *held, int r)
+{
+	__sync_fetch_and_and(held, ~(1ULL << r));
 }
 
 /* The slot of a time in ns (the BPF side counts with it). */
