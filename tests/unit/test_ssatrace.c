@@ -132,8 +132,10 @@ static void test_row_take(void)
  * Threads give rows to devices as the BPF side does (hist_row()), with a
  * locked table standing in for the hash map hist_devs and its BPF_NOEXIST
  * insert.  Half the threads walk the devices in one order and half in the
- * other, twice (a request lost in a race is retried by the next one), so
- * that they keep meeting the same new device at once.
+ * other, twice, so that they keep meeting the same new device at once.
+ * Then, as a device's next request would, one more walk on its own gives
+ * a row to any device whose request was lost while a row was being given
+ * back (hist_row()); after that every device must have one.
  */
 #define ROW_THREADS	4
 #define ROW_ROUNDS	3000	/* at least; on until ROW_RACES races were seen */
@@ -229,6 +231,8 @@ static void test_row_race(void)
 			rows.row[dev] = -1;
 		pthread_barrier_wait(&rows.start);
 		pthread_barrier_wait(&rows.start);
+		for (dev = 0; dev < rows.devs; dev++)
+			row_for(dev);
 		memset(used, 0, sizeof(used));
 		mask = 0;
 		n = 0;
@@ -237,9 +241,11 @@ static void test_row_race(void)
 
 			if (r < 0)
 				continue;
-			ok &= r < SSATRACE_HIST_DEVS && !used[r];
-			if (r < SSATRACE_HIST_DEVS)
-				used[r] = true;
+			if (r >= SSATRACE_HIST_DEVS || used[r]) {
+				ok = false;
+				continue;
+			}
+			used[r] = true;
 			mask |= 1ULL << r;
 			n++;
 		}
