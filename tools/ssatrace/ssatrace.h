@@ -110,10 +110,12 @@ static inline void ssatrace_hist_what(__u32 i, struct ssatrace_hist_key *k)
  * an atomic or that finds the bit already set changes nothing, so a row is
  * taken by exactly one CPU, and one that is given back (its device was
  * given another row by another CPU meanwhile) is free again at once.
- * Returns the row, or -1 when every row is held.  A row given back while
- * the search is past it is missed, and that one request is counted lost.
+ * Returns the row, or -1 when every row is held.  A search that passes a
+ * row just before it is given back can find none free: the request it was
+ * for is then counted lost, and the device's next request takes the row.
  */
 #define SSATRACE_HIST_ALL_ROWS	((1ULL << SSATRACE_HIST_DEVS) - 1)
+_Static_assert(SSATRACE_HIST_DEVS < 64, "a bit per row in one __u64");
 
 static inline int ssatrace_hist_row_take(__u64 *held)
 {
