@@ -163,6 +163,11 @@ ssatrace_filters() {
 	"$SSATRACE" record -D /dev/ssat-nonexistent 2>/dev/null && { fail "unknown device accepted"; rc=1; }
 	"$SSATRACE" frobnicate 2>/dev/null && { fail "unknown mode accepted"; rc=1; }
 	"$SSATRACE" hist --disk -d 1 2>/dev/null && { fail "hist --disk accepted"; rc=1; }
+	local b
+	for b in 8 24 0 2097152 x; do
+		"$SSATRACE" record -b $b -d 1 2>/dev/null && { fail "record -b $b accepted"; rc=1; }
+	done
+	"$SSATRACE" hist -b 64 -d 1 2>/dev/null && { fail "hist -b accepted"; rc=1; }
 	return $rc
 }
 
@@ -173,10 +178,12 @@ ssatrace_overrun() {
 	ssat_ready || return $KSFT_SKIP
 	vol_create ssat-s 65536 stripe 8 "$(ram_members 4)" || return 1
 	r0=$(( $(vstat ssat-s req_r) + $(vstat ssat-s req_w) ))
-	ssatrace_start record -o "$WORK/rec.csv" || return 1
+	# 16 KiB hold some 120 one-child records; 4000 requests overrun them
+	# however fast the guest runs
+	ssatrace_start record -b 16 -o "$WORK/rec.csv" || return 1
 	kill -STOP $SSAT_PID
 	(cd "$WORK" && fio --name=s --filename=/dev/mapper/ssat-s --direct=1 --ioengine=libaio \
-		--rw=randread --bs=4k --iodepth=16 --time_based --runtime=8 --output-format=terse >/dev/null)
+		--rw=randread --bs=4k --iodepth=16 --number_ios=4000 --output-format=terse >/dev/null)
 	kill -CONT $SSAT_PID
 	sleep 1
 	ssatrace_stop || { fail "ssatrace exited with an error"; rc=1; }

@@ -33,6 +33,11 @@ enum format { FMT_CSV, FMT_JSON };
 #define STR(x)	STR_(x)
 
 #define POLL_MS	50	/* how often the ring buffer is read at the least */
+#define RINGBUF_MIN_KIB	16		/* --buffer: the least, unless pages are larger */
+#define RINGBUF_MAX_KIB	(1 << 20)	/* and the most: 1 GiB */
+_Static_assert(sizeof(struct ssa_trace_req) + SSA_TRACE_MAX_SLOTS *
+	       (sizeof(struct ssa_trace_child) + sizeof(__u64)) + 8 <= RINGBUF_MIN_KIB * 1024 / 2,
+	       "the largest record sample fits the smallest ring buffer twice over");
 
 static struct env {
 	enum mode mode;
@@ -45,13 +50,14 @@ static struct env {
 	int interval;
 	bool verbose;
 	bool disk;
+	long buffer_kib;
 } env = { .op = -1, .interval = 0 };
 
-const char *argp_program_version = "ssatrace 1.1";
+const char *argp_program_version = "ssatrace 1.2";
 static const char doc[] =
 "Follow dm-ssastripe requests from fork to join.\n"
 "\n"
-"USAGE: ssatrace record [-o FILE] [--format csv|json] [filters]\n"
+"USAGE: ssatrace record [-o FILE] [--format csv|json] [-b KIB] [filters]\n"
 "       ssatrace hist [-i SECONDS] [filters]\n"
 "\n"
 "EXAMPLES:\n"
@@ -65,6 +71,8 @@ static const char doc[] =
 static const struct argp_option opts[] = {
 	{ "output", 'o', "FILE", 0, "record: write records to FILE (default stdout)", 0 },
 	{ "format", 'f', "FMT", 0, "record: csv (default) or json (JSON lines)", 0 },
+	{ "buffer", 'b', "KIB", 0, "record: ring buffer size in KiB, a power of two "
+	  "(default 16384); records that find it full are counted lost", 0 },
 	{ "interval", 'i', "SECONDS", 0, "hist: print every SECONDS (default: at the end)", 0 },
 	{ "device", 'D', "DEV", 0, "only this device: major:minor, a path, or a dm name", 0 },
 	{ "op", 'O', "OP", 0, "only read, write, flush, discard or write_zeroes", 0 },
@@ -89,6 +97,16 @@ static long parse_num(const char *arg, const char *what, struct argp_state *stat
 	return v;
 }
 
+/* --buffer: at least a page, and room for the largest record (64 children) */
+static long ringbuf_min_kib(void)
+{
+	long kib = RINGBUF_MIN_KIB;
+
+	while (kib * 1024 < getpagesize())
+		kib *= 2;
+	return kib;
+}
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	int i;
@@ -110,6 +128,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'i':
 		env.interval = parse_num(arg, "interval", state);
+		break;
+	case 'b':
+		env.buffer_kib = parse_num(arg, "buffer size", state);
+		if (env.buffer_kib > RINGBUF_MAX_KIB ||
+		    env.buffer_kib < ringbuf_min_kib() ||
+		    (env.buffer_kib & (env.buffer_kib - 1)))
+			argp_error(state, "buffer size must be a power of two from %ld to %d KiB: %s",
+				   ringbuf_min_kib(), RINGBUF_MAX_KIB, arg);
 		break;
 	case 'D':
 		env.device = arg;
@@ -149,6 +175,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		/* hist has no per-child disk times to show: do not link for nothing */
 		if (env.disk && env.mode != MODE_RECORD)
 			argp_error(state, "--disk is for record mode");
+		if (env.buffer_kib && env.mode != MODE_RECORD)
+			argp_error(state, "--buffer is for record mode");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -510,6 +538,13 @@ int main(int argc, char **argv)
 	if (env.mode == MODE_HIST) {
 		bpf_map__set_max_entries(skel->maps.events, getpagesize());
 	} else {
+		if (env.buffer_kib) {
+			__u64 size = env.buffer_kib * 1024;
+
+			bpf_map__set_max_entries(skel->maps.events, size);
+			if (skel->rodata->wakeup_bytes > size / 4)
+				skel->rodata->wakeup_bytes = size / 4;
+		}
 		bpf_map__set_max_entries(skel->maps.hists, 1);
 		bpf_map__set_max_entries(skel->maps.hist_devs, 1);
 		bpf_map__set_max_entries(skel->maps.scratch, 1);
