@@ -98,6 +98,22 @@ mstat_all() {
 	echo "${out% }"
 }
 
+# Wait until a load started in the background has the volume open and
+# requests are arriving: wait_io NAME [SECONDS]. A fixed sleep is not enough
+# on a slow guest, where fio can take seconds to start.
+wait_io() {
+	local name=$1 secs=${2:-30} n0 i
+	n0=$(($(vstat "$name" req_r) + $(vstat "$name" req_w)))
+	for ((i = 0; i < secs * 10; i++)); do
+		if [ "$(dmsetup info -c --noheadings -o open "$name")" -gt 0 ] &&
+		   [ $(($(vstat "$name" req_r) + $(vstat "$name" req_w))) -gt "$n0" ]; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	fail "no I/O reached $name within $secs s"
+}
+
 # zero the first MB mebibytes of devices
 wipe() {
 	local mb=$1 d

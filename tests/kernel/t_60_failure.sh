@@ -21,7 +21,8 @@ member_fails() {
 		--rw=randread --bssplit=4k/50:256k/50 --iodepth=16 --time_based --runtime=4 \
 		--continue_on_error=all --output="$WORK/fio.out" >/dev/null 2>&1) &
 	local fio_pid=$!
-	sleep 1
+	wait_io ssat-v || { wait $fio_pid; return 1; }
+	sleep 0.5
 	klog_mark
 	dmsetup load ssat-m2 --table "0 8192 error" && dmsetup suspend ssat-m2 && dmsetup resume ssat-m2
 	wait $fio_pid
@@ -86,7 +87,7 @@ remove_in_flight() {
 		--rw=randrw --bssplit=4k/50:512k/50 --iodepth=32 --time_based --runtime=5 \
 		--continue_on_error=all >/dev/null 2>&1) &
 	local fio_pid=$!
-	sleep 1.5
+	wait_io ssat-v || { wait $fio_pid; return 1; }
 	dmsetup remove ssat-v 2>/dev/null && { fail "remove of an open volume succeeded"; rc=1; }
 	# --force swaps in a table that fails I/O; the volume goes once closed
 	dmsetup remove --force ssat-v >/dev/null 2>&1

@@ -198,7 +198,7 @@ register mirror_queue_policy mirror_queue_policy
 
 # fio verify while a member fails: random writes for 3 s, each block read
 # back and checked soon after it was written (verify_backlog).
-# mirror_fail_run NAME SIZE_BYTES CMD... : CMD runs 1 s into fio
+# mirror_fail_run NAME SIZE_BYTES CMD... : CMD runs once fio's writes arrive
 mirror_fail_run() {
 	local name=$1 size=$2 rc=0
 	shift 2
@@ -207,7 +207,8 @@ mirror_fail_run() {
 		--verify=crc32c --verify_fatal=1 --verify_backlog=16 --time_based --runtime=3 \
 		--output="$WORK/fio.out" >/dev/null 2>&1) &
 	local pid=$!
-	sleep 1
+	wait_io "$name" || rc=1
+	sleep 0.3
 	"$@" || { fail "could not fail the member: $*"; rc=1; }
 	info "member failed with fio running: $(kill -0 $pid 2>/dev/null && echo yes || echo no)"
 	wait $pid || { fail "fio reported an error"; grep -E "err|verify" "$WORK/fio.out" | head -5; rc=1; }
