@@ -419,7 +419,8 @@ pk_fio_reap() {
 }
 
 # Poisson arrivals at utilization 0.5: the mean response time is the
-# Pollaczek-Khinchine value for the service times the disk drew.
+# Pollaczek-Khinchine value for the service times the disk drew (its wait
+# scaled for the variability of the gaps fio left; check_ssadisk.py).
 ssadisk_pk() {
 	local n=10000 scale=0.3 rc=0 s try
 	mkdir -p "$WORK"
@@ -447,7 +448,7 @@ ssadisk_pk() {
 	case $? in
 	0) ;;
 	4) if [ $rc -eq 0 ]; then
-		skip "fio's arrivals in this guest were not Poisson (see the log)"
+		skip "fio's arrivals in this guest could not have been Poisson (see the log)"
 		return
 	fi ;;
 	*) rc=1 ;;

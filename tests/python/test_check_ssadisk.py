@@ -1,0 +1,132 @@
+"""tests/kernel/check_ssadisk.py pk-trace: when the M/G/1 check passes, fails, skips."""
+import importlib.util
+import pathlib
+
+import numpy as np
+import pytest
+
+_path = pathlib.Path(__file__).resolve().parents[2] / "tests" / "kernel" / "check_ssadisk.py"
+_spec = importlib.util.spec_from_file_location("check_ssadisk", _path)
+check = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(check)
+
+RATE = 76.0          # arrivals/s, as ssadisk_pk
+MEAN_S = 6.55e-3     # s; the disk's mean service at time_scale 0.3
+CS2 = 0.08           # its squared coefficient of variation
+
+
+def gaps(rng, n, ca2):
+    """n gaps of mean 1/RATE: exponential, or balanced H2 with CV^2 ca2 > 1."""
+    m = 1 / RATE
+    if ca2 == 1:
+        return rng.exponential(m, n)
+    p = 0.5 * (1 + np.sqrt((ca2 - 1) / (ca2 + 1)))
+    first = rng.random(n) < p
+    return np.where(first, rng.exponential(m / (2 * p), n),
+                    rng.exponential(m / (2 * (1 - p)), n))
+
+
+def fifo_record(seed, n=10001, ca2=1.0, slow_every=0, lifo_pair=False):
+    """One FIFO server's record in ns, as parse_trace gives its start events."""
+    rng = np.random.default_rng(seed)
+    arr = np.cumsum(gaps(rng, n, ca2)) * 1e9
+    svc = rng.gamma(1 / CS2, MEAN_S * CS2, n) * 1e9
+    ev, prev = [], 0
+    for i in range(n):
+        start = max(int(arr[i]), prev)
+        end = start + int(svc[i])
+        if slow_every and i % slow_every == 0:
+            start += int(2e-3 * 1e9)      # starts late: not work-conserving
+            end += int(2e-3 * 1e9)
+        ev.append({"id": i, "arrival": int(arr[i]), "start": start, "end": end})
+        prev = end
+    if lifo_pair:
+        # two queued accesses served out of order
+        k = next(i for i in range(1, n - 1) if ev[i + 1]["arrival"] < ev[i]["end"])
+        ev[k]["start"] += 1
+    return ev
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_poisson_fifo_passes(seed):
+    m = check.mg1_numbers(fifo_record(seed))
+    assert abs(m["r1"]) < 0.04          # 4 standard deviations of 10^4 gaps
+    verdict, lines = check.pk_verdict(m, 0.05)
+    assert verdict is True, lines
+
+
+def test_lag1_correlation_of_clumped_gaps():
+    ev = fifo_record(6)
+    # arrivals in pairs: a long gap, then a short one, and so on
+    for i in range(1, len(ev), 2):
+        ev[i]["arrival"] = ev[i - 1]["arrival"] + 1000
+    assert check.mg1_numbers(ev)["r1"] < -0.3
+
+
+def test_slightly_bursty_arrivals_are_judged_not_skipped():
+    # CV^2 1.06 lies inside the band for 10^4 gaps; the correction keeps
+    # the burstiness from being charged to the disk
+    m = check.mg1_numbers(fifo_record(7, ca2=1.06))
+    assert 1.03 < m["ca2"] < 1.08
+    verdict, lines = check.pk_verdict(m, 0.05)
+    assert verdict is True, lines
+
+
+def test_bursty_arrivals_skip():
+    verdict, lines = check.pk_verdict(check.mg1_numbers(fifo_record(1, ca2=1.5)), 0.05)
+    assert verdict is None, lines
+    assert lines[-1].startswith("SKIP:")
+
+
+def test_slow_server_fails():
+    # every access starts 2 ms after it could: the response is too long
+    verdict, lines = check.pk_verdict(
+        check.mg1_numbers(fifo_record(2, slow_every=1)), 0.05)
+    assert verdict is False
+    assert any(line.startswith("FAIL: one FIFO server") for line in lines)
+
+
+def test_response_too_long_fails():
+    # a FIFO record whose services are measured right but whose arrivals
+    # are reported 10 % of a mean response earlier than they were
+    ev = fifo_record(3)
+    shift = int(0.1 * 10e-3 * 1e9)
+    m = check.mg1_numbers(ev)
+    m["resp"] += shift / 1e9
+    verdict, lines = check.pk_verdict(m, 0.05)
+    assert verdict is False
+    assert lines[-1].startswith("FAIL: mean response"), lines
+
+
+def test_out_of_order_service_fails():
+    verdict, lines = check.pk_verdict(
+        check.mg1_numbers(fifo_record(4, lifo_pair=True)), 0.05)
+    assert verdict is False, lines
+
+
+def test_band_narrows_with_n():
+    lo, hi = check.poisson_band(10000)
+    assert (lo, hi) == pytest.approx((0.92, 1.08))
+    assert check.poisson_band(40000)[1] == pytest.approx(1.04)
+
+
+def test_band_holds_poisson_samples():
+    # the band's claim: sample CV^2 of Poisson gaps falls outside it rarely
+    rng = np.random.default_rng(11)
+    g = rng.exponential(1.0, (2000, 10000))
+    cv2 = g.var(axis=1) / g.mean(axis=1) ** 2
+    lo, hi = check.poisson_band(10000)
+    assert np.mean((cv2 < lo) | (cv2 > hi)) < 0.002
+
+
+def test_correction_is_pk_for_poisson_and_closer_for_bursty():
+    m = check.mg1_numbers(fifo_record(5))
+    m["ca2"] = 1.0
+    assert check.gg1_response(m) == pytest.approx(m["es"] + m["pk_wait"])
+    errs = []
+    for seed in range(5):
+        m = check.mg1_numbers(fifo_record(20 + seed, ca2=1.4))
+        pk = m["es"] + m["pk_wait"]
+        errs.append((abs(m["resp"] / check.gg1_response(m) - 1), abs(m["resp"] / pk - 1)))
+    corrected, plain = np.mean(errs, axis=0)
+    assert plain > 0.05 and corrected < plain / 2, errs
