@@ -92,13 +92,11 @@ else
 	register parity_verify_raid5_n3_c4k_before_d0_auto parity_verify raid5 3 8 before_service 0 auto
 	register parity_verify_raid5_n4_c64k_after_d1_rmw parity_verify raid5 4 128 after_service 1 rmw
 	register parity_verify_raid5_n5_c1m_before_d0_rcw parity_verify raid5 5 2048 before_service 0 rcw
-	register parity_verify_raid5_n8_c8k_after_d0_auto parity_verify raid5 8 16 after_service 0 auto
 	register parity_verify_raid5_n4_c4k_before_d1_rcw_ra parity_verify raid5 4 8 before_service 1 rcw right_asymmetric
 	register parity_verify_raid5_n6_c64k_before_d1_rmw_ls parity_verify raid5 6 128 before_service 1 rmw left_asymmetric
 	register parity_verify_pstripe_n3_c4k_before_d0_auto parity_verify pstripe 3 8 before_service 0 auto
 	register parity_verify_pstripe_n5_c64k_after_d1_rmw parity_verify pstripe 5 128 after_service 1 rmw
 	register parity_verify_pstripe_n8_c4k_before_d0_rcw parity_verify pstripe 8 8 before_service 0 rcw
-	register parity_verify_pstripe_n4_c1m_after_d0_auto parity_verify pstripe 4 2048 after_service 0 auto
 fi
 
 # vnode NAME: a private device node of the volume.  udev watches the
