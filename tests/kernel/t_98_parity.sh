@@ -573,40 +573,60 @@ register parity_rebuild_refuse parity_rebuild_refuse
 # before the loss, fio sees no error, and the log has no warning and no
 # allocation failure.
 parity_memory_pressure() {
-	local rc=0 v=/dev/mapper/ssat-v avail hog_pid size=$((12 << 20))
+	local rc=0 v=/dev/mapper/ssat-v avail hog_pid t size=$((12 << 20))
 	mkdir -p "$WORK"
 	wipe 5 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
 	pvol_create ssat-v $((size / 512)) raid5 128 "$(ram_members 4)" 2 queue_depth 1 || return 1
 	klog_mark
+	# what earlier tests left cached would otherwise be reclaimed, slowly,
+	# while the hog fills, and MemAvailable only estimates it
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
 	avail=$(awk '/^MemAvailable:/ {print int($2 / 1024)}' /proc/meminfo)
+	# the kernel faults the pages in (MAP_POPULATE writes to a private
+	# mapping), far quicker under TCG than a loop in Python
 	python3 -c '
 import mmap, sys, time
 open("/proc/self/oom_score_adj", "w").write("1000")  # first, before it fills
 n = (int(sys.argv[1]) - int(sys.argv[2])) << 20
-m = mmap.mmap(-1, n)
-for i in range(0, n, 1 << 20):
-    m[i:i + (1 << 20)] = b"\1" * (1 << 20)
+m = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_POPULATE)
 print("hog holds", n >> 20, "MiB", flush=True)
 time.sleep(3600)
 ' "$avail" "${SSA_HOG_SPARE:-32}" > "$WORK/hog.out" 2>&1 &
 	hog_pid=$!
+	t=$SECONDS
 	for _ in $(seq 600); do
 		grep -q "hog holds" "$WORK/hog.out" && break
 		kill -0 $hog_pid 2>/dev/null || break
 		sleep 0.2
 	done
-	info "$(cat "$WORK/hog.out"); $(grep -E '^(MemFree|MemAvailable):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
-	grep -E '^(allocstall|pgscan_direct|pgsteal_direct|oom_kill|compact_stall)' /proc/vmstat > "$WORK/vm0"
+	info "$(cat "$WORK/hog.out") after $((SECONDS - t)) s; $(grep -E '^(MemFree|MemAvailable):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+	grep -E '^(allocstall|pgscan_direct|pgsteal_direct|pgscan_kswapd|pgsteal_kswapd|oom_kill|compact_stall)' \
+		/proc/vmstat > "$WORK/vm0"
+	t=$SECONDS
 	run_fio verify.fio DEV=$v SIZE=$size BSSPLIT="4k/40:64k/30:256k/20:1m/10" > "$WORK/fio.out" 2>&1 ||
 		{ tail -20 "$WORK/fio.out"; fail "fio verify under memory pressure"; rc=1; }
+	info "fio verify: $((SECONDS - t)) s"
+	t=$SECONDS
 	parity_ok ssat-v || rc=1
+	info "parity check: $((SECONDS - t)) s"
 	dmsetup message ssat-v 0 fail 2 || rc=1
+	t=$SECONDS
 	run_fio degraded.fio DEV=$v SIZE=$size RUNTIME=5 BSSPLIT="4k/50:64k/30:1m/20" > "$WORK/fio2.out" 2>&1 ||
 		{ tail -20 "$WORK/fio2.out"; fail "fio verify, degraded, under memory pressure"; rc=1; }
+	info "fio verify, degraded: $((SECONDS - t)) s"
 	kill -0 $hog_pid 2>/dev/null || { fail "the memory hog did not last the test (OOM-killed?)"; rc=1; }
-	info "vmstat: $(awk 'NR == FNR {a[$1] = $2; next} ($1 in a) {printf "%s +%d ", $1, $2 - a[$1]}' \
-		"$WORK/vm0" /proc/vmstat)"
+	grep -E '^(allocstall|pgscan_direct|pgsteal_direct|pgscan_kswapd|pgsteal_kswapd|oom_kill|compact_stall)' \
+		/proc/vmstat > "$WORK/vm1"
+	info "vmstat: $(awk 'NR == FNR {a[$1] = $2; next} {printf "%s +%d ", $1, $2 - a[$1]}' \
+		"$WORK/vm0" "$WORK/vm1")"
+	# the pressure was real: the kernel had to reclaim memory while fio ran
+	[ "$(awk 'NR == FNR {a[$1] = $2; next} /^pgscan_(kswapd|direct) / {n += $2 - a[$1]} END {print n + 0}' \
+		"$WORK/vm0" "$WORK/vm1")" -gt 0 ] ||
+		{ fail "no page was reclaimed while fio ran: no memory pressure to test under"; rc=1; }
+	t=$SECONDS
 	kill $hog_pid 2>/dev/null; wait $hog_pid 2>/dev/null
+	info "hog ended in $((SECONDS - t)) s"
 	klog_since | grep -E "BUG|WARNING|Oops|allocation failure|invoked oom-killer" && { fail "kernel log"; rc=1; }
 	vol_remove ssat-v
 	return $rc
