@@ -30,7 +30,7 @@ const volatile __u64 min_lat_ns;
 const volatile bool link_disks;		/* --disk: follow children into ssadisk */
 const volatile bool hist_mode;		/* histograms here, no records */
 /* Wake the reader only once this much is waiting (it also polls). */
-const volatile __u64 wakeup_bytes = 1 << 20;
+const volatile __u64 wakeup_bytes = SSATRACE_WAKEUP_BYTES(SSATRACE_RINGBUF_BYTES);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -49,7 +49,7 @@ static void count_event(__u32 what)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 << 20);
+	__uint(max_entries, SSATRACE_RINGBUF_BYTES);
 } events SEC(".maps");
 
 /*

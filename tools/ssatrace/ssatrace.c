@@ -542,8 +542,7 @@ int main(int argc, char **argv)
 			__u64 size = env.buffer_kib * 1024;
 
 			bpf_map__set_max_entries(skel->maps.events, size);
-			if (skel->rodata->wakeup_bytes > size / 4)
-				skel->rodata->wakeup_bytes = size / 4;
+			skel->rodata->wakeup_bytes = SSATRACE_WAKEUP_BYTES(size);
 		}
 		bpf_map__set_max_entries(skel->maps.hists, 1);
 		bpf_map__set_max_entries(skel->maps.hist_devs, 1);

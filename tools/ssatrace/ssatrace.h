@@ -31,6 +31,19 @@ static inline __u32 ssatrace_rec_room(__u64 size, int disk)
 	return 0;
 }
 
+/* The record ring buffer's size unless --buffer says otherwise. */
+#define SSATRACE_RINGBUF_BYTES	(16 << 20)
+
+/*
+ * How many bytes of records may wait before the BPF side wakes the reader:
+ * a sixteenth of the ring buffer (1 MiB of the default 16 MiB).  The
+ * reader takes what is there every poll in any case; the wake-up is for a
+ * burst that would otherwise fill the buffer before the next poll, so it
+ * comes with fifteen sixteenths still free, and a larger buffer, chosen
+ * to ride out a longer stall of the reader, wakes it proportionally later.
+ */
+#define SSATRACE_WAKEUP_BYTES(ringbuf_bytes)	((ringbuf_bytes) / 16)
+
 /* Counters kept by the BPF side (array map "counts"). */
 enum ssatrace_count {
 	SSATRACE_DROP_RINGBUF,	/* ring buffer full at join */
