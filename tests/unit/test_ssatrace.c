@@ -6,7 +6,8 @@
  * And its number writer (tools/ssatrace/outbuf.h) writes what printf
  * would, and so do its CSV and JSON record lines (tools/ssatrace/record.h),
  * checked against the printf formulation they replaced.  And hist's rows
- * go to devices one each, however CPUs race for them.
+ * go to devices one each, however CPUs race for them.  And the reader's
+ * forced wake-up comes at a size that batches and leaves room.
  */
 #include <linux/types.h>
 #include <limits.h>
@@ -481,6 +482,42 @@ static void test_record_lines(void)
 	tap(ok_max, "the longest CSV and JSON lines fit SSATRACE_LINE_MAX");
 }
 
+/*
+ * The reader's forced wake-up (SSATRACE_WAKEUP_BYTES), for every ring
+ * buffer --buffer accepts: it batches (a wake-up never waits on fewer
+ * bytes than one one-child record), and it comes while the largest record
+ * still fits, so a burst that outruns the reader's poll reaches it before
+ * the buffer is full.  And the default buffer wakes it at 1 MiB, as
+ * Documentation/tracing.rst says.
+ */
+static void test_wakeup(void)
+{
+	const __u64 smallest = ssatrace_sample_size(1, 0) + 8;	/* + header */
+	const __u64 largest = ssatrace_sample_size(SSA_TRACE_MAX_SLOTS, 1) + 8;
+	bool batches = true, room = true;
+	__u64 kib, size, w;
+
+	for (kib = SSATRACE_RINGBUF_MIN_KIB; kib <= SSATRACE_RINGBUF_MAX_KIB; kib *= 2) {
+		size = kib * 1024;
+		w = SSATRACE_WAKEUP_BYTES(size);
+		if (w < smallest) {
+			printf("# %llu KiB: wakes at %llu bytes, less than a record\n",
+			       (unsigned long long)kib, (unsigned long long)w);
+			batches = false;
+		}
+		if (w > size || size - w < largest) {
+			printf("# %llu KiB: wakes at %llu bytes, too late for a %llu-byte record\n",
+			       (unsigned long long)kib, (unsigned long long)w,
+			       (unsigned long long)largest);
+			room = false;
+		}
+	}
+	tap(batches, "the reader is woken for a batch of records at every buffer size");
+	tap(room, "the reader is woken while the largest record still fits, at every buffer size");
+	tap(SSATRACE_WAKEUP_BYTES(SSATRACE_RINGBUF_BYTES) == 1 << 20,
+	    "the default 16 MiB buffer wakes the reader at 1 MiB");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -493,6 +530,7 @@ int main(void)
 	test_row_race();
 	test_outbuf();
 	test_record_lines();
+	test_wakeup();
 	printf("1..%d\n", test_nr);
 	return failures ? 1 : 0;
 }

@@ -33,10 +33,8 @@ enum format { FMT_CSV, FMT_JSON };
 #define STR(x)	STR_(x)
 
 #define POLL_MS	50	/* how often the ring buffer is read at the least */
-#define RINGBUF_MIN_KIB	16		/* --buffer: the least, unless pages are larger */
-#define RINGBUF_MAX_KIB	(1 << 20)	/* and the most: 1 GiB */
 _Static_assert(sizeof(struct ssa_trace_req) + SSA_TRACE_MAX_SLOTS *
-	       (sizeof(struct ssa_trace_child) + sizeof(__u64)) + 8 <= RINGBUF_MIN_KIB * 1024 / 2,
+	       (sizeof(struct ssa_trace_child) + sizeof(__u64)) + 8 <= SSATRACE_RINGBUF_MIN_KIB * 1024 / 2,
 	       "the largest record sample fits the smallest ring buffer twice over");
 
 static struct env {
@@ -100,7 +98,7 @@ static long parse_num(const char *arg, const char *what, struct argp_state *stat
 /* --buffer: at least a page, and room for the largest record (64 children) */
 static long ringbuf_min_kib(void)
 {
-	long kib = RINGBUF_MIN_KIB;
+	long kib = SSATRACE_RINGBUF_MIN_KIB;
 
 	while (kib * 1024 < getpagesize())
 		kib *= 2;
@@ -131,11 +129,11 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'b':
 		env.buffer_kib = parse_num(arg, "buffer size", state);
-		if (env.buffer_kib > RINGBUF_MAX_KIB ||
+		if (env.buffer_kib > SSATRACE_RINGBUF_MAX_KIB ||
 		    env.buffer_kib < ringbuf_min_kib() ||
 		    (env.buffer_kib & (env.buffer_kib - 1)))
 			argp_error(state, "buffer size must be a power of two from %ld to %d KiB: %s",
-				   ringbuf_min_kib(), RINGBUF_MAX_KIB, arg);
+				   ringbuf_min_kib(), SSATRACE_RINGBUF_MAX_KIB, arg);
 		break;
 	case 'D':
 		env.device = arg;

@@ -33,6 +33,8 @@ static inline __u32 ssatrace_rec_room(__u64 size, int disk)
 
 /* The record ring buffer's size unless --buffer says otherwise. */
 #define SSATRACE_RINGBUF_BYTES	(16 << 20)
+#define SSATRACE_RINGBUF_MIN_KIB	16	/* --buffer: the least, unless pages are larger */
+#define SSATRACE_RINGBUF_MAX_KIB	(1 << 20)	/* and the most: 1 GiB */
 
 /*
  * How many bytes of records may wait before the BPF side wakes the reader:
