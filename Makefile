@@ -5,6 +5,8 @@
 #   make demo         install what is missing, build, run the demo
 #   make check        the test suite (host tests + guest kernel suite)
 #   make check-full   the test suite with the long matrices
+#   make check-compat the kernel suite on a second kernel (Debian 12's
+#                     newest 6.12), in its own guest boot
 #   make bench        benchmarks against the kernel's own targets
 #   make bench-icount the CPU-bound benchmarks under QEMU's instruction
 #                     clock: a cost per request that repeats run to run
@@ -19,7 +21,7 @@ MOD := $(TOP)/dm-ssastripe
 BUILD := $(TOP)/build
 VM := $(TOP)/tools/vm
 
-.PHONY: all module bootstrap demo check check-full unit lint bench bench-icount clean ssatrace
+.PHONY: all module bootstrap demo check check-full check-compat unit lint bench bench-icount clean ssatrace
 
 all: module ssatrace
 
@@ -79,6 +81,10 @@ check: bootstrap module $(SSAT)/ssatrace $(UNIT)
 
 check-full: bootstrap module $(SSAT)/ssatrace $(UNIT)
 	@SSA_FULL=1 tests/run-all
+
+check-compat: module $(SSAT)/ssatrace
+	@tools/bootstrap --compat
+	@tests/run-compat
 
 bench: bootstrap module $(SSAT)/ssatrace
 	@mkdir -p $(BUILD)/bench

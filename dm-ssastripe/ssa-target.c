@@ -912,9 +912,13 @@ static void ssa_io_hints(struct dm_target *ti, struct queue_limits *limits)
 	if (sc->layout->id == SSA_LAYOUT_PSTRIPE)
 		stripe_bytes = chunk_bytes;
 
-	blk_limits_io_min(limits, chunk_bytes);
+	/*
+	 * Set directly (the blk_limits_io_*() helpers are gone since 6.11),
+	 * never below the members' physical block, as those helpers did.
+	 */
+	limits->io_min = max_t(u64, chunk_bytes, limits->physical_block_size);
 	if (stripe_bytes <= UINT_MAX)
-		blk_limits_io_opt(limits, stripe_bytes);
+		limits->io_opt = stripe_bytes;
 }
 
 static void ssa_presuspend(struct dm_target *ti)

@@ -6,7 +6,7 @@
 # Helpers print what they check on failure ("FAIL: ...") to the test log.
 
 KSFT_SKIP=4
-KO=$TOP/dm-ssastripe/dm-ssastripe.ko
+KO=${SSA_KO:-$TOP/dm-ssastripe/dm-ssastripe.ko}	# SSA_KO: a build for another kernel
 WORK=${WORK:-/tmp/ssat}
 NR_RAM=8
 RAM_MB=64
