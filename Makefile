@@ -21,7 +21,7 @@ MOD := $(TOP)/dm-ssastripe
 BUILD := $(TOP)/build
 VM := $(TOP)/tools/vm
 
-.PHONY: all module bootstrap demo check check-full check-compat unit lint bench bench-icount clean ssatrace
+.PHONY: all module bootstrap bootstrap-compat demo check check-full check-compat unit lint bench bench-icount clean ssatrace
 
 all: module ssatrace
 
@@ -82,8 +82,10 @@ check: bootstrap module $(SSAT)/ssatrace $(UNIT)
 check-full: bootstrap module $(SSAT)/ssatrace $(UNIT)
 	@SSA_FULL=1 tests/run-all
 
-check-compat: module $(SSAT)/ssatrace
+bootstrap-compat:
 	@tools/bootstrap --compat
+
+check-compat: bootstrap-compat $(SSAT)/ssatrace
 	@tests/run-compat
 
 bench: bootstrap module $(SSAT)/ssatrace
