@@ -147,6 +147,7 @@ struct ssa_ctx {
 	bool priority;		/* false: both classes share one FIFO */
 
 	unsigned int io_size;	/* per-bio data: ssa_io_size() */
+	bool fast_map;		/* stripe layout: see ssa_map_fast() */
 	/* children a request record holds (ssastripe_request) */
 	unsigned int trace_slots;
 	struct ssa_trace_cache __percpu *trace_cache;

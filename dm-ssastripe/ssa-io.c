@@ -159,9 +159,13 @@ void ssa_trace_cache_free(struct ssa_ctx *sc)
 	sc->trace_cache = NULL;
 }
 
-/* A record for a request that forks while ssastripe_request is enabled. */
+/*
+ * A record for a request that forks while ssastripe_request is enabled.
+ * @nr_clear: the slots that may be read at the join (see below).
+ */
 static void ssa_trace_rec_start(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
-				u64 start, u32 len, u32 nr_children)
+				u64 start, u32 len, u32 nr_children,
+				unsigned int nr_clear)
 {
 	struct ssa_trace_req *rec;
 	unsigned int i;
@@ -190,7 +194,7 @@ static void ssa_trace_rec_start(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
 	 * it must not hold this id: a reused record (or one another volume,
 	 * whose ids start alike, freed) may hold an old request's slots.
 	 */
-	for (i = 0; i < sc->trace_slots; i++)
+	for (i = 0; i < nr_clear; i++)
 		rec->child[i].id = 0;
 	io->rec = rec;
 }
@@ -231,7 +235,8 @@ static inline void ssa_trace_fork(struct ssa_ctx *sc, struct ssa_io *io,
 {
 	trace_ssastripe_fork(sc->devt, io->id, op, start, len, nr_children);
 	if (trace_ssastripe_request_enabled())
-		ssa_trace_rec_start(sc, io, op, start, len, nr_children);
+		ssa_trace_rec_start(sc, io, op, start, len, nr_children,
+				    sc->trace_slots);
 }
 
 /* The join events; a record is released even if its event went off. */
@@ -942,20 +947,87 @@ static void ssa_fork_rw(struct ssa_ctx *sc, struct ssa_io *io,
 	ssa_io_put(io);
 }
 
-int ssa_map(struct dm_target *ti, struct bio *bio)
+/*
+ * A request record for a request ssa_map_fast() remaps: its one child is
+ * queued and dispatched as it forks, as on the general path.  That child
+ * is the only one it can have, so its join reads slot 0 alone: the only
+ * slot to clear.
+ */
+static noinline void ssa_trace_rec_remapped(struct ssa_ctx *sc,
+					    struct ssa_io *io, u8 op,
+					    u64 start, u32 len)
 {
-	struct ssa_ctx *sc = ti->private;
-	struct ssa_io *io = ssa_io_of(sc, bio);
-	u64 start = dm_target_offset(ti, bio->bi_iter.bi_sector);
-	u64 end = start + bio_sectors(bio);
-	u8 op = ssa_op_of(bio);
+	io->id = ssa_next_id(sc);
+	io->nr_children = 1;
+	ssa_trace_rec_start(sc, io, op, start, len, 1, 1);
+	if (io->rec) {
+		ssa_trace_queued(io, &io->cs);
+		ssa_trace_dispatched(io, &io->cs, 0, false);
+	}
+}
+
+/*
+ * The request dm-stripe sets the pace for: a read or a write inside one
+ * chunk of a stripe volume, with queue_depth 0 and none of the events a
+ * map emits but ssastripe_request (fork, child queue and dispatch)
+ * enabled.  The parent is remapped to its member and handed back to DM
+ * core, which submits it, after the counters the general path below would
+ * have bumped.  Of such a request ssa_end_io() reads io->remapped, io->cs
+ * and io->rec: all set.  Unless it has a record, no event has seen the
+ * request, so its id is drawn only if one at its completion does.
+ * Anything else is left to ssa_map_general().
+ */
+static __always_inline bool ssa_map_fast(struct ssa_ctx *sc,
+					 struct ssa_io *io, struct bio *bio,
+					 u64 start, u32 len, u8 op)
+{
+	struct ssa_member_stats __percpu *ms;
+	struct ssa_member *mb;
 	struct ssa_extent e;
 
-	io->sc = sc;
+	if (!sc->fast_map || READ_ONCE(sc->queue_depth))
+		return false;
+	if (trace_ssastripe_fork_enabled() ||
+	    trace_ssastripe_child_queue_enabled() ||
+	    trace_ssastripe_child_dispatch_enabled())
+		return false;
+	__ssa_stripe_map(&sc->geom, start, &e);
+	if (unlikely(len > e.len))
+		return false;
+
+	mb = &sc->members[e.member];
+	io->remapped = true;
+	io->cs = (struct ssa_cstate) {
+		.msector = e.msector,
+		.len = len,
+		.member = e.member,
+		.class = SSA_CLASS_LOW,
+		.op = op,
+	};
+	if (trace_ssastripe_request_enabled())
+		ssa_trace_rec_remapped(sc, io, op, start, len);
+	else
+		io->id = 0;	/* drawn if an event needs it: ssa_end_io() */
+	ms = mb->stats;
+	this_cpu_inc(sc->stats->requests[op]);
+	this_cpu_inc(ms->children[op]);
+	this_cpu_add(ms->sectors[op], len);
+	this_cpu_inc(ms->dispatched[SSA_CLASS_LOW]);
+	bio_set_dev(bio, mb->dev->bdev);
+	bio->bi_iter.bi_sector = mb->offset + e.msector;
+	return true;
+}
+
+/* Every other request: forks, flushes, discards, mirror and parity. */
+static noinline int ssa_map_general(struct ssa_ctx *sc, struct ssa_io *io,
+				    struct bio *bio, u64 start, u8 op)
+{
+	u64 end = start + bio_sectors(bio);
+	struct ssa_extent e;
+
 	io->id = ssa_next_id(sc);
 	io->error = 0;
 	io->nr_children = 0;
-	io->rec = NULL;
 	io->remapped = false;
 	io->pop = NULL;
 	io->iter = bio->bi_iter;
@@ -1035,21 +1107,51 @@ int ssa_map(struct dm_target *ti, struct bio *bio)
 	return DM_MAPIO_SUBMITTED;
 }
 
+int ssa_map(struct dm_target *ti, struct bio *bio)
+{
+	struct ssa_ctx *sc = ti->private;
+	struct ssa_io *io = ssa_io_of(sc, bio);
+	u64 start = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	u8 op = ssa_op_of(bio);
+
+	io->sc = sc;
+	io->rec = NULL;
+	if (op <= SSA_OP_WRITE &&
+	    ssa_map_fast(sc, io, bio, start, bio_sectors(bio), op))
+		return DM_MAPIO_REMAPPED;
+	return ssa_map_general(sc, io, bio, start, op);
+}
+
+/* A remapped request that failed, held a slot or is traced. */
+static noinline int ssa_end_io_remapped(struct ssa_ctx *sc, struct bio *bio,
+					struct ssa_io *io, blk_status_t *error)
+{
+	if (!io->id)		/* from ssa_map_fast() */
+		io->id = ssa_next_id(sc);
+	__ssa_child_done(sc, bio, io, &io->cs, *error);
+	if (unlikely(*error) && io->cs.op == SSA_OP_READ &&
+	    ssa_is_parity(sc) && ssa_parity_retry_read(sc, bio, *error, false))
+		return DM_ENDIO_INCOMPLETE;	/* rebuilt, then ended */
+	ssa_trace_join(io, *error);
+	return DM_ENDIO_DONE;
+}
+
 int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 {
 	struct ssa_ctx *sc = ti->private;
 	struct ssa_io *io = ssa_io_of(sc, bio);
 
 	/* A forked parent was joined in ssa_io_put(). */
-	if (io->remapped) {
-		__ssa_child_done(sc, bio, io, &io->cs, *error);
-		if (unlikely(*error) && io->cs.op == SSA_OP_READ &&
-		    ssa_is_parity(sc) &&
-		    ssa_parity_retry_read(sc, bio, *error, false))
-			return DM_ENDIO_INCOMPLETE;	/* rebuilt, then ended */
-		ssa_trace_join(io, *error);
+	if (!io->remapped)
+		return DM_ENDIO_DONE;
+	/* what __ssa_child_done() and ssa_trace_join() come to, mostly */
+	if (likely(!*error && !io->cs.counted && !io->rec) &&
+	    !trace_ssastripe_child_complete_enabled() &&
+	    !trace_ssastripe_join_enabled()) {
+		this_cpu_inc(sc->members[io->cs.member].stats->completed);
+		return DM_ENDIO_DONE;
 	}
-	return DM_ENDIO_DONE;
+	return ssa_end_io_remapped(sc, bio, io, error);
 }
 
 /* Test-only internal work: high-priority reads with no request behind. */

@@ -72,20 +72,7 @@ static u32 ssa_stripe_data_members(const struct ssa_geom *g)
 void ssa_stripe_map(const struct ssa_geom *g, u64 lsector,
 		    struct ssa_extent *e)
 {
-	u32 offset, member;
-	u64 chunk = ssa_chunk_index(g, lsector, &offset);
-	u64 row;
-
-	/* a 64-bit division is the costliest step of a small request's map */
-	if (g->members_shift >= 0) {
-		member = chunk & (g->members - 1);
-		row = chunk >> g->members_shift;
-	} else {
-		row = div_u64_rem(chunk, g->members, &member);
-	}
-	e->member = member;
-	e->msector = row * g->chunk + offset;
-	e->len = g->chunk - offset;
+	__ssa_stripe_map(g, lsector, e);
 }
 
 /*

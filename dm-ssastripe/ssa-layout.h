@@ -100,7 +100,30 @@ static inline u64 ssa_chunk_index(const struct ssa_geom *g, u64 sector,
 	return div_u64_rem(sector, g->chunk, offset);
 }
 
-/* The striping layout (RAID 0 over the members, chunk-interleaved). */
+/*
+ * The striping layout (RAID 0 over the members, chunk-interleaved).
+ * Inline for the one-chunk fast path of the map (ssa-io.c); the layout
+ * table calls it through ssa_stripe_map().
+ */
+static inline void __ssa_stripe_map(const struct ssa_geom *g, u64 lsector,
+				    struct ssa_extent *e)
+{
+	u32 offset, member;
+	u64 chunk = ssa_chunk_index(g, lsector, &offset);
+	u64 row;
+
+	/* a 64-bit division is the costliest step of a small request's map */
+	if (g->members_shift >= 0) {
+		member = chunk & (g->members - 1);
+		row = chunk >> g->members_shift;
+	} else {
+		row = div_u64_rem(chunk, g->members, &member);
+	}
+	e->member = member;
+	e->msector = row * g->chunk + offset;
+	e->len = g->chunk - offset;
+}
+
 void ssa_stripe_map(const struct ssa_geom *g, u64 lsector,
 		    struct ssa_extent *e);
 bool ssa_stripe_member_range(const struct ssa_geom *g, u64 start, u64 end,

@@ -260,6 +260,17 @@ trace_start() {
 	echo 1 > $TR/events/ssastripe/enable
 	echo 1 > $TR/tracing_on
 }
+trace_start_only() {	# trace_start_only EVENT... (the target's other events off)
+	trace_start || return 1
+	echo 0 > $TR/tracing_on
+	echo 0 > $TR/events/ssastripe/enable
+	echo > $TR/trace
+	local e
+	for e in "$@"; do
+		echo 1 > "$TR/events/ssastripe/$e/enable" || return 1
+	done
+	echo 1 > $TR/tracing_on
+}
 trace_stop() {	# trace_stop FILE
 	echo 0 > $TR/tracing_on
 	cat $TR/trace > "$1"

@@ -194,3 +194,94 @@ remove_with_injected() {
 
 register queue_runtime_switch queue_runtime_switch
 register remove_with_injected remove_with_injected
+
+# The one-chunk fast path (stripe layout, queue_depth 0, no event of the
+# map on) keeps the counters the general path keeps.  Random reads of
+# three sizes, the largest of which fork (reads only: a write makes udev
+# read the volume when fio closes it, and those reads would be counted
+# too): the status counts each of fio's requests and sectors once, every
+# child issued is dispatched, and none is left in flight (in flight is
+# dispatched less completed: the completions are counted too).
+fast_path_counts() {
+	local rc=0 size=$((32 << 20)) m
+	vol_create ssat-f $((size / 512)) stripe 128 "$(ram_members 4)" || return 1
+	local r0 s0=0 c0=0 d0=0
+	r0=$(vstat ssat-f req_r)
+	for m in 0 1 2 3; do
+		s0=$((s0 + $(mstat ssat-f $m sr)))
+		c0=$((c0 + $(mstat ssat-f $m cr)))
+		d0=$((d0 + $(mstat ssat-f $m dlow)))
+	done
+	mkdir -p "$WORK"
+	(cd "$WORK" && fio --name=fast --filename=/dev/mapper/ssat-f --direct=1 \
+		--ioengine=libaio --rw=randread --bssplit=4k/50:16k/30:192k/20 \
+		--iodepth=8 --size=$size \
+		--output-format=json --output="$WORK/fio.json") ||
+		{ fail "fio failed"; return 1; }
+	local ios bytes s=0 c=0 d=0
+	ios=$(fio_total_ios "$WORK/fio.json")
+	bytes=$(python3 -c 'import json,sys; print(sum(j["read"]["io_bytes"] for j in json.load(open(sys.argv[1]))["jobs"]))' "$WORK/fio.json")
+	for m in 0 1 2 3; do
+		s=$((s + $(mstat ssat-f $m sr)))
+		c=$((c + $(mstat ssat-f $m cr)))
+		d=$((d + $(mstat ssat-f $m dlow)))
+	done
+	info "fio: $ios reads, $bytes bytes; children $((c - c0)), dispatched $((d - d0))"
+	expect_eq "read requests = fio's reads" "$(( $(vstat ssat-f req_r) - r0 ))" "$ios" || rc=1
+	expect_eq "sectors read = fio's bytes / 512" "$((s - s0))" "$((bytes / 512))" || rc=1
+	[ $((c - c0)) -gt "$ios" ] || { fail "no request forked: $((c - c0)) children"; rc=1; }
+	expect_eq "children dispatched" "$((d - d0))" "$((c - c0))" || rc=1
+	expect_eq "nothing in flight" "$(mstat_all ssat-f inflight)" "0 0 0 0" || rc=1
+	return $rc
+}
+
+# With only the completion events on (join, child completion), a one-chunk
+# request takes the fast path, which draws no id at the map: the id is
+# drawn when its completion emits the events.  Each request's join must
+# still carry an id of its own, never 0, and its one child's completion
+# the same id.
+fast_path_completion_events() {
+	local rc=0 n=64
+	vol_create ssat-f 32768 stripe 128 "$(ram_members 4)" || return 1
+	local dev r0
+	dev=$(dmsetup info -c --noheadings -o major,minor ssat-f | tr -d ' ')
+	r0=$(vstat ssat-f req_r)
+	mkdir -p "$WORK"
+	trace_start_only ssastripe_join ssastripe_child_complete || return 1
+	dd if=/dev/mapper/ssat-f of=/dev/null bs=4k count=$n iflag=direct status=none ||
+		{ fail "dd failed"; rc=1; }
+	trace_stop "$WORK/trace.txt"
+	expect_eq "read requests" "$(( $(vstat ssat-f req_r) - r0 ))" $n || rc=1
+	python3 - "$WORK/trace.txt" "$dev" $n <<'PY' || rc=1
+import re, sys
+path, dev, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+joins, kids, others = [], [], []
+for line in open(path):
+    m = re.search(r"ssastripe_(\w+): (\d+:\d+) id=(\d+)(?: child=(\d+))?", line)
+    if not m or m.group(2) != dev:
+        continue
+    ev = (int(m.group(3)), m.group(4))
+    {"join": joins, "child_complete": kids}.get(m.group(1), others).append(ev)
+ids = [i for i, _ in joins]
+bad = []
+if others:
+    bad.append(f"{len(others)} events that were off")
+if len(joins) != n:
+    bad.append(f"{len(joins)} joins, want {n}")
+if 0 in ids:
+    bad.append("a join with id 0")
+if len(set(ids)) != len(ids):
+    bad.append("two joins with one id")
+if sorted(i for i, _ in kids) != sorted(ids):
+    bad.append("child completions do not carry the joins' ids")
+if any(c != "0" for _, c in kids):
+    bad.append("a child completion that is not child 0")
+print(f"# {len(joins)} joins, {len(set(ids))} ids, {len(kids)} child completions")
+if bad:
+    sys.exit("FAIL: " + "; ".join(bad))
+PY
+	return $rc
+}
+
+register fast_path_counts fast_path_counts
+register fast_path_completion_events fast_path_completion_events
