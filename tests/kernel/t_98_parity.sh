@@ -585,12 +585,23 @@ parity_memory_pressure() {
 	avail=$(awk '/^MemAvailable:/ {print int($2 / 1024)}' /proc/meminfo)
 	# the kernel faults the pages in (MAP_POPULATE writes to a private
 	# mapping), far quicker under TCG than a loop in Python
+	# MemAvailable is an estimate, and what the first fill leaves of it
+	# varies from boot to boot (24-66 MiB seen): the hog then tops up
+	# 4 MiB at a time until what is left is the spare at most
 	python3 -c '
 import mmap, sys, time
+def available():
+    for line in open("/proc/meminfo"):
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) >> 10
+def fill(mib):
+    return mmap.mmap(-1, mib << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_POPULATE)
 open("/proc/self/oom_score_adj", "w").write("1000")  # first, before it fills
-n = (int(sys.argv[1]) - int(sys.argv[2])) << 20
-m = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_POPULATE)
-print("hog holds", n >> 20, "MiB", flush=True)
+spare = int(sys.argv[2])
+held = [fill(int(sys.argv[1]) - spare)]
+while available() > spare and len(held) < 64:
+    held.append(fill(4))
+print("hog holds", sum(len(m) for m in held) >> 20, "MiB", flush=True)
 time.sleep(3600)
 ' "$avail" "${SSA_HOG_SPARE:-32}" > "$WORK/hog.out" 2>&1 &
 	hog_pid=$!
