@@ -572,6 +572,17 @@ register parity_rebuild_refuse parity_rebuild_refuse
 # reserves and nothing fails.  The checker finds the parity consistent
 # before the loss, fio sees no error, and the log has no warning and no
 # allocation failure.
+# hog_signal PID SIG WORD: signal the hog and wait for its line saying WORD
+hog_signal() {
+	local n i
+	n=$(grep -c "$3" "$WORK/hog.out")
+	kill -"$2" "$1" 2>/dev/null || return 0
+	for i in $(seq 600); do
+		[ "$(grep -c "$3" "$WORK/hog.out")" -gt "$n" ] && return 0
+		sleep 0.2
+	done
+}
+
 parity_memory_pressure() {
 	local rc=0 v=/dev/mapper/ssat-v avail hog_pid t size=$((12 << 20))
 	mkdir -p "$WORK"
@@ -587,22 +598,34 @@ parity_memory_pressure() {
 	# mapping), far quicker under TCG than a loop in Python
 	# MemAvailable is an estimate, and what the first fill leaves of it
 	# varies from boot to boot (24-66 MiB seen): the hog then tops up
-	# 4 MiB at a time until what is left is the spare at most
+	# 4 MiB at a time until what is left is the spare at most.  SIGUSR1
+	# gives 128 MiB back (for the independent parity check, a Python
+	# process that would otherwise spend minutes paging itself in),
+	# SIGUSR2 takes it again; each prints a line when done.
 	python3 -c '
-import mmap, sys, time
+import mmap, signal, sys, time
 def available():
     for line in open("/proc/meminfo"):
         if line.startswith("MemAvailable:"):
             return int(line.split()[1]) >> 10
 def fill(mib):
     return mmap.mmap(-1, mib << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_POPULATE)
+def tighten(*_):
+    while available() > spare and len(held) < 4096:
+        held.append(fill(4))
+    print("hog holds", sum(len(m) for m in held) >> 20, "MiB", flush=True)
+def relax(*_):
+    while len(held) > 1 and available() < spare + 128:
+        held.pop().close()
+    print("hog relaxed to", sum(len(m) for m in held) >> 20, "MiB", flush=True)
 open("/proc/self/oom_score_adj", "w").write("1000")  # first, before it fills
 spare = int(sys.argv[2])
-held = [fill(int(sys.argv[1]) - spare)]
-while available() > spare and len(held) < 64:
-    held.append(fill(4))
-print("hog holds", sum(len(m) for m in held) >> 20, "MiB", flush=True)
-time.sleep(3600)
+signal.signal(signal.SIGUSR1, relax)
+signal.signal(signal.SIGUSR2, tighten)
+held = [fill(64) for _ in range((int(sys.argv[1]) - spare) // 64)]
+tighten()
+while True:
+    time.sleep(3600)
 ' "$avail" "${SSA_HOG_SPARE:-32}" > "$WORK/hog.out" 2>&1 &
 	hog_pid=$!
 	t=$SECONDS
@@ -619,7 +642,9 @@ time.sleep(3600)
 		{ tail -20 "$WORK/fio.out"; fail "fio verify under memory pressure"; rc=1; }
 	info "fio verify: $((SECONDS - t)) s"
 	t=$SECONDS
+	hog_signal $hog_pid USR1 relaxed
 	parity_ok ssat-v || rc=1
+	hog_signal $hog_pid USR2 holds
 	info "parity check: $((SECONDS - t)) s"
 	dmsetup message ssat-v 0 fail 2 || rc=1
 	t=$SECONDS
