@@ -38,6 +38,11 @@ enum ssa_op {
 /* Per-member counters, kept per CPU so the I/O path shares no cache line. */
 struct ssa_member_stats {
 	u64 children[2];	/* user-data children issued: [READ], [WRITE] */
+	/*
+	 * Requests ssa_map_fast() remapped to this member whole, [READ] and
+	 * [WRITE]: each also a request, a child and a low-class dispatch.
+	 */
+	u64 remapped[2];
 	u64 sectors[2];		/* sectors those children carried */
 	u64 other;		/* flush, discard and write-zeroes children */
 	u64 dispatched[SSA_NR_CLASSES];	/* children sent to the device */
@@ -147,7 +152,7 @@ struct ssa_ctx {
 	bool priority;		/* false: both classes share one FIFO */
 
 	unsigned int io_size;	/* per-bio data: ssa_io_size() */
-	bool fast_map;		/* stripe layout: see ssa_map_fast() */
+	bool fast_map;		/* stripe layout, queue_depth 0: ssa_map_fast() */
 	/* children a request record holds (ssastripe_request) */
 	unsigned int trace_slots;
 	struct ssa_trace_cache __percpu *trace_cache;

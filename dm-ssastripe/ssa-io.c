@@ -35,6 +35,20 @@
 #define CREATE_TRACE_POINTS
 #include "ssa-trace.h"
 
+/* On while any ssastripe event has a probe (ssa-trace.h). */
+static DEFINE_STATIC_KEY_FALSE(ssa_events_on);
+
+int ssa_trace_reg(void)
+{
+	static_branch_inc(&ssa_events_on);
+	return 0;
+}
+
+void ssa_trace_unreg(void)
+{
+	static_branch_dec(&ssa_events_on);
+}
+
 /* The member device and the child's sector on it, for the child events. */
 static inline dev_t ssa_trace_mdev(struct ssa_ctx *sc, struct ssa_cstate *cs)
 {
@@ -967,54 +981,87 @@ static noinline void ssa_trace_rec_remapped(struct ssa_ctx *sc,
 }
 
 /*
+ * The clone DM core hands a target is the target's until it completes, its
+ * bi_private included: DM core neither sets nor reads it (dm-bio-record.h
+ * lets targets hook it).  A request ssa_map_fast() remaps while no event
+ * would follow it to its completion carries its member there, as
+ * member + 1, and nothing in its per-bio data: ssa_end_io() reads the tag,
+ * and per-bio data only when there is none.
+ */
+static inline void ssa_fast_tag_set(struct bio *bio, unsigned int member)
+{
+	bio->bi_private = (void *)(uintptr_t)(member + 1);
+}
+
+/* The member of a tagged request, or -1: ssa_map_fast() set no tag. */
+static inline int ssa_fast_tag(struct bio *bio)
+{
+	return (int)(uintptr_t)bio->bi_private - 1;
+}
+
+/*
  * The request dm-stripe sets the pace for: a read or a write inside one
  * chunk of a stripe volume, with queue_depth 0 and none of the events a
- * map emits but ssastripe_request (fork, child queue and dispatch)
- * enabled.  The parent is remapped to its member and handed back to DM
- * core, which submits it, after the counters the general path below would
- * have bumped.  Of such a request ssa_end_io() reads io->remapped, io->cs
- * and io->rec: all set.  Unless it has a record, no event has seen the
- * request, so its id is drawn only if one at its completion does.
+ * map emits (fork, child queue and dispatch) enabled.  The parent is
+ * remapped to its member and handed back to DM core, which submits it,
+ * after the counters the general path below would have bumped: one,
+ * remapped[op], stands for the request, its child and the child's
+ * dispatch (ssa_sum_member()).
+ *
+ * With no completion event enabled either (child complete, join,
+ * ssastripe_request), nothing about the request is kept but the tag
+ * above.  Otherwise its per-bio state is what ssa_end_io() reads of a
+ * remapped request (io->remapped, io->cs, io->rec), and unless it has a
+ * record its id is drawn only if an event at its completion needs it.
  * Anything else is left to ssa_map_general().
  */
-static __always_inline bool ssa_map_fast(struct ssa_ctx *sc,
-					 struct ssa_io *io, struct bio *bio,
+static __always_inline bool ssa_map_fast(struct ssa_ctx *sc, struct bio *bio,
 					 u64 start, u32 len, u8 op)
 {
+	bool events = static_branch_unlikely(&ssa_events_on);
 	struct ssa_member_stats __percpu *ms;
 	struct ssa_member *mb;
 	struct ssa_extent e;
+	struct ssa_io *io;
 
-	if (!sc->fast_map || READ_ONCE(sc->queue_depth))
+	if (!READ_ONCE(sc->fast_map))
 		return false;
-	if (trace_ssastripe_fork_enabled() ||
-	    trace_ssastripe_child_queue_enabled() ||
-	    trace_ssastripe_child_dispatch_enabled())
+	if (events && (trace_ssastripe_fork_enabled() ||
+		       trace_ssastripe_child_queue_enabled() ||
+		       trace_ssastripe_child_dispatch_enabled()))
 		return false;
 	__ssa_stripe_map(&sc->geom, start, &e);
 	if (unlikely(len > e.len))
 		return false;
 
 	mb = &sc->members[e.member];
-	io->remapped = true;
-	io->cs = (struct ssa_cstate) {
-		.msector = e.msector,
-		.len = len,
-		.member = e.member,
-		.class = SSA_CLASS_LOW,
-		.op = op,
-	};
-	if (trace_ssastripe_request_enabled())
-		ssa_trace_rec_remapped(sc, io, op, start, len);
-	else
-		io->id = 0;	/* drawn if an event needs it: ssa_end_io() */
 	ms = mb->stats;
-	this_cpu_inc(sc->stats->requests[op]);
-	this_cpu_inc(ms->children[op]);
+	this_cpu_inc(ms->remapped[op]);
 	this_cpu_add(ms->sectors[op], len);
-	this_cpu_inc(ms->dispatched[SSA_CLASS_LOW]);
-	bio_set_dev(bio, mb->dev->bdev);
+	if (likely(!events) ||
+	    (!trace_ssastripe_request_enabled() &&
+	     !trace_ssastripe_child_complete_enabled() &&
+	     !trace_ssastripe_join_enabled())) {
+		ssa_fast_tag_set(bio, e.member);
+	} else {
+		io = ssa_io_of(sc, bio);
+		io->sc = sc;
+		io->rec = NULL;
+		io->remapped = true;
+		io->cs = (struct ssa_cstate) {
+			.msector = e.msector,
+			.len = len,
+			.member = e.member,
+			.class = SSA_CLASS_LOW,
+			.op = op,
+		};
+		if (trace_ssastripe_request_enabled())
+			ssa_trace_rec_remapped(sc, io, op, start, len);
+		else
+			io->id = 0;	/* drawn if an event needs it: ssa_end_io() */
+	}
 	bio->bi_iter.bi_sector = mb->offset + e.msector;
+	bio_set_dev(bio, mb->dev->bdev);
 	return true;
 }
 
@@ -1110,15 +1157,16 @@ static noinline int ssa_map_general(struct ssa_ctx *sc, struct ssa_io *io,
 int ssa_map(struct dm_target *ti, struct bio *bio)
 {
 	struct ssa_ctx *sc = ti->private;
-	struct ssa_io *io = ssa_io_of(sc, bio);
 	u64 start = dm_target_offset(ti, bio->bi_iter.bi_sector);
 	u8 op = ssa_op_of(bio);
+	struct ssa_io *io;
 
+	if (op <= SSA_OP_WRITE &&
+	    ssa_map_fast(sc, bio, start, bio_sectors(bio), op))
+		return DM_MAPIO_REMAPPED;
+	io = ssa_io_of(sc, bio);
 	io->sc = sc;
 	io->rec = NULL;
-	if (op <= SSA_OP_WRITE &&
-	    ssa_map_fast(sc, io, bio, start, bio_sectors(bio), op))
-		return DM_MAPIO_REMAPPED;
 	return ssa_map_general(sc, io, bio, start, op);
 }
 
@@ -1136,11 +1184,31 @@ static noinline int ssa_end_io_remapped(struct ssa_ctx *sc, struct bio *bio,
 	return DM_ENDIO_DONE;
 }
 
+/* A tagged request (ssa_map_fast()) that failed. */
+static noinline void ssa_end_io_tagged_error(struct ssa_ctx *sc,
+					     struct bio *bio, unsigned int m,
+					     blk_status_t error)
+{
+	this_cpu_inc(sc->members[m].stats->completed);
+	ssa_member_error(sc, m, error, bio);
+}
+
 int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 {
 	struct ssa_ctx *sc = ti->private;
-	struct ssa_io *io = ssa_io_of(sc, bio);
+	int m = ssa_fast_tag(bio);
+	struct ssa_io *io;
 
+	/* Remapped with no event to follow it: nothing to do but count. */
+	if (likely(m >= 0)) {
+		if (likely(!*error))
+			this_cpu_inc(sc->members[m].stats->completed);
+		else
+			ssa_end_io_tagged_error(sc, bio, m, *error);
+		return DM_ENDIO_DONE;
+	}
+
+	io = ssa_io_of(sc, bio);
 	/* A forked parent was joined in ssa_io_put(). */
 	if (!io->remapped)
 		return DM_ENDIO_DONE;

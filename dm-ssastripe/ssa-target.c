@@ -169,6 +169,8 @@ static void ssa_apply_opts(struct ssa_ctx *sc)
 {
 	WRITE_ONCE(sc->coalesce, sc->opt[SSA_OPT_COALESCE]);
 	WRITE_ONCE(sc->queue_depth, sc->opt[SSA_OPT_QUEUE_DEPTH]);
+	WRITE_ONCE(sc->fast_map, sc->layout->id == SSA_LAYOUT_STRIPE &&
+		   !sc->opt[SSA_OPT_QUEUE_DEPTH]);
 	WRITE_ONCE(sc->priority, sc->opt[SSA_OPT_PRIORITY]);
 	WRITE_ONCE(sc->read_policy, sc->opt[SSA_OPT_READ_POLICY]);
 	WRITE_ONCE(sc->sync, sc->opt[SSA_OPT_SYNC]);
@@ -626,7 +628,6 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	ti->private = sc;
 	sc->io_size = ssa_io_size(n);
-	sc->fast_map = sc->layout->id == SSA_LAYOUT_STRIPE;
 	sc->trace_slots = ssa_trace_slots(n);
 	ti->per_io_data_size = sc->io_size;
 	ti->num_flush_bios = 1;
@@ -662,18 +663,22 @@ static void ssa_sum_member(struct ssa_member *mb, struct ssa_member_stats *s)
 		struct ssa_member_stats *p = per_cpu_ptr(mb->stats, cpu);
 
 		for (c = 0; c < 2; c++) {
-			s->children[c] += p->children[c];
+			s->children[c] += p->children[c] + p->remapped[c];
+			s->remapped[c] += p->remapped[c];
 			s->sectors[c] += p->sectors[c];
 		}
 		for (c = 0; c < SSA_NR_CLASSES; c++)
 			s->dispatched[c] += p->dispatched[c];
+		s->dispatched[SSA_CLASS_LOW] += p->remapped[READ] + p->remapped[WRITE];
 		s->other += p->other;
 		s->completed += p->completed;
 	}
 }
 
+/* With the requests each member counted as remapped (ssa_map_fast()). */
 static void ssa_sum_volume(struct ssa_ctx *sc, struct ssa_volume_stats *s)
 {
+	unsigned int m;
 	int cpu;
 
 	memset(s, 0, sizeof(*s));
@@ -683,6 +688,12 @@ static void ssa_sum_volume(struct ssa_ctx *sc, struct ssa_volume_stats *s)
 		s->requests[READ] += p->requests[READ];
 		s->requests[WRITE] += p->requests[WRITE];
 		s->other += p->other;
+		for (m = 0; m < sc->nr_members; m++) {
+			struct ssa_member_stats *q = per_cpu_ptr(sc->members[m].stats, cpu);
+
+			s->requests[READ] += q->remapped[READ];
+			s->requests[WRITE] += q->remapped[WRITE];
+		}
 	}
 }
 
