@@ -993,10 +993,15 @@ static inline void ssa_fast_tag_set(struct bio *bio, unsigned int member)
 	bio->bi_private = (void *)(uintptr_t)(member + 1);
 }
 
-/* The member of a tagged request, or -1: ssa_map_fast() set no tag. */
+/*
+ * The member of a tagged request, or -1: ssa_map_fast() set no tag.  A
+ * value no tag can have is not taken for one.
+ */
 static inline int ssa_fast_tag(struct bio *bio)
 {
-	return (int)(uintptr_t)bio->bi_private - 1;
+	uintptr_t m = (uintptr_t)bio->bi_private - 1;
+
+	return m < SSA_MAX_MEMBERS ? (int)m : -1;
 }
 
 /*
