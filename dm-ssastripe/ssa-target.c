@@ -654,6 +654,7 @@ static void ssa_dtr(struct dm_target *ti)
 	ssa_free(sc);
 }
 
+/* remapped[] is folded into the counts it stands for (ssa_map_fast()). */
 static void ssa_sum_member(struct ssa_member *mb, struct ssa_member_stats *s)
 {
 	int cpu, c;
@@ -664,7 +665,6 @@ static void ssa_sum_member(struct ssa_member *mb, struct ssa_member_stats *s)
 
 		for (c = 0; c < 2; c++) {
 			s->children[c] += p->children[c] + p->remapped[c];
-			s->remapped[c] += p->remapped[c];
 			s->sectors[c] += p->sectors[c];
 		}
 		for (c = 0; c < SSA_NR_CLASSES; c++)
