@@ -220,6 +220,13 @@ struct ssa_io {
 	u64 rb_lo, rb_hi;	/* member sectors the write may touch */
 	struct ssa_pop *pop;	/* parity layouts: the write operation */
 	struct bvec_iter iter;	/* parity layouts: the parent as mapped */
+	/*
+	 * The record of a request ssa_map_fast() remaps while
+	 * ssastripe_request is enabled: its header and its one child, here
+	 * rather than from the record cache (ssa_io_rec1()).
+	 */
+	u64 rec1[(sizeof(struct ssa_trace_req) +
+		  sizeof(struct ssa_trace_child)) / sizeof(u64)];
 	u16 segs[];
 };
 
@@ -242,6 +249,8 @@ struct ssa_child {
 /* The record's sizes are tracing ABI (ssa-trace-abi.h): never change them. */
 static_assert(sizeof(struct ssa_trace_child) == 56);
 static_assert(sizeof(struct ssa_trace_req) == 72);
+static_assert(sizeof_field(struct ssa_io, rec1) ==
+	      sizeof(struct ssa_trace_req) + sizeof(struct ssa_trace_child));
 
 /*
  * Children a request record has room for: twice the members (a parity

@@ -63,7 +63,8 @@ static inline u64 ssa_trace_bsector(struct ssa_ctx *sc, struct ssa_cstate *cs)
 /*
  * Request records (ssastripe_request): while that event is enabled, a
  * request that forks gets a record (allocated then, so that untraced
- * requests carry nothing), its children write their times into their own
+ * requests carry nothing; a request ssa_map_fast() remaps has one in its
+ * per-bio data instead), its children write their times into their own
  * slots, and the join hands the record to the event and releases it.  The
  * join reads the slots after the last child's reference is dropped, so no
  * lock is needed.
@@ -213,6 +214,12 @@ static void ssa_trace_rec_start(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
 	io->rec = rec;
 }
 
+/* The per-bio record of a request ssa_map_fast() remapped (struct ssa_io). */
+static __always_inline struct ssa_trace_req *ssa_io_rec1(struct ssa_io *io)
+{
+	return (struct ssa_trace_req *)io->rec1;
+}
+
 /* Hand a joined request's record to ssastripe_request and release it. */
 static void ssa_trace_rec_finish(struct ssa_io *io, int status)
 {
@@ -233,7 +240,8 @@ static void ssa_trace_rec_finish(struct ssa_io *io, int status)
 	rec->nr_slots = min(rec->nr_children, sc->trace_slots);
 	trace_ssastripe_request(sc->devt, io->id, rec->op, status,
 				rec->nr_slots, rec);
-	ssa_trace_rec_put(sc, rec);
+	if (rec != ssa_io_rec1(io))	/* that one goes with the bio */
+		ssa_trace_rec_put(sc, rec);
 }
 
 /*
@@ -962,22 +970,73 @@ static void ssa_fork_rw(struct ssa_ctx *sc, struct ssa_io *io,
 }
 
 /*
- * A request record for a request ssa_map_fast() remaps: its one child is
- * queued and dispatched as it forks, as on the general path.  That child
- * is the only one it can have, so its join reads slot 0 alone: the only
- * slot to clear.
+ * The record of a request ssa_map_fast() remaps while ssastripe_request
+ * is enabled.  It has one child, the request itself, queued and
+ * dispatched as it forks, so the record is filled in whole here but for
+ * the completion, and it lives in the request's per-bio data: no record
+ * to take from the cache or give back, nothing to allocate, one clock
+ * read.  io->cs is set.
  */
-static noinline void ssa_trace_rec_remapped(struct ssa_ctx *sc,
-					    struct ssa_io *io, u8 op,
-					    u64 start, u32 len)
+static __always_inline void ssa_trace_rec1_start(struct ssa_ctx *sc,
+						 struct ssa_io *io, u8 op,
+						 u64 start, u32 len)
 {
+	struct ssa_trace_req *rec = ssa_io_rec1(io);
+	struct ssa_trace_child *c = &rec->child[0];
+	u64 now = ktime_get_ns();
+
 	io->id = ssa_next_id(sc);
 	io->nr_children = 1;
-	ssa_trace_rec_start(sc, io, op, start, len, 1, 1);
-	if (io->rec) {
-		ssa_trace_queued(io, &io->cs);
-		ssa_trace_dispatched(io, &io->cs, 0, false);
+	rec->id = io->id;
+	rec->sector = start;
+	rec->fork_ns = now;
+	rec->dev = sc->devt;
+	rec->len = len;
+	rec->nr_children = 1;
+	rec->nr_slots = 1;
+	rec->op = op;
+	rec->version = SSA_TRACE_REC_VERSION;
+	rec->pad[0] = 0;
+	rec->pad[1] = 0;
+	memcpy(rec->comm, current->comm, sizeof(rec->comm));
+	c->id = 0;		/* the child's once it completes */
+	c->queued_ns = now;
+	c->dispatched_ns = now;
+	c->msector = io->cs.msector;
+	c->len = len;
+	c->qlen = 0;
+	c->member = io->cs.member;
+	c->class = io->cs.class;
+	c->op = op;
+	io->rec = rec;
+}
+
+/*
+ * The completion of a request with a per-bio record, when nothing but
+ * ssastripe_request follows it (no slot held, no child complete or join
+ * event): the general path's steps for it, in one place.  @bio is the
+ * request's clone.
+ */
+static noinline void ssa_end_io_rec1(struct ssa_ctx *sc, struct bio *bio,
+				     struct ssa_io *io, blk_status_t error)
+{
+	struct ssa_trace_req *rec = io->rec;
+	struct ssa_trace_child *c = &rec->child[0];
+	unsigned int m = io->cs.member;
+	int err = 0;
+
+	c->completed_ns = ktime_get_ns();
+	this_cpu_inc(sc->members[m].stats->completed);
+	if (unlikely(error)) {
+		err = blk_status_to_errno(error);
+		ssa_member_error(sc, m, error, bio);
 	}
+	c->status = err;
+	c->id = io->id;
+	rec->join_ns = c->completed_ns;	/* joined in its child's completion */
+	rec->status = err;
+	io->rec = NULL;
+	trace_ssastripe_request(sc->devt, io->id, rec->op, err, 1, rec);
 }
 
 /*
@@ -1061,7 +1120,7 @@ static __always_inline bool ssa_map_fast(struct ssa_ctx *sc, struct bio *bio,
 			.op = op,
 		};
 		if (trace_ssastripe_request_enabled())
-			ssa_trace_rec_remapped(sc, io, op, start, len);
+			ssa_trace_rec1_start(sc, io, op, start, len);
 		else
 			io->id = 0;	/* drawn if an event needs it: ssa_end_io() */
 	}
@@ -1221,6 +1280,12 @@ int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	 * No error, no dispatch slot, no record and no completion event:
 	 * all that __ssa_child_done() and ssa_trace_join() would do is count.
 	 */
+	if (io->rec == ssa_io_rec1(io) && !io->cs.counted &&
+	    !trace_ssastripe_child_complete_enabled() &&
+	    !trace_ssastripe_join_enabled()) {
+		ssa_end_io_rec1(sc, bio, io, *error);
+		return DM_ENDIO_DONE;
+	}
 	if (likely(!*error && !io->cs.counted && !io->rec) &&
 	    !trace_ssastripe_child_complete_enabled() &&
 	    !trace_ssastripe_join_enabled()) {

@@ -414,7 +414,9 @@ ssatrace_inflight() {
 }
 
 # Removing a volume while ssatrace records it frees the records its CPUs
-# keep for reuse (ssa_trace_cache_free() with records in the caches); the
+# keep for reuse (ssa_trace_cache_free() with records in the caches: the
+# reads span two chunks, since a one-chunk read keeps its record in its
+# per-bio data); the
 # module cannot be unloaded while ssatrace holds its tracepoint, and can
 # be once ssatrace has stopped.  Every request before the removal is
 # recorded.
@@ -423,7 +425,7 @@ ssatrace_unload() {
 	ssat_ready || return $KSFT_SKIP
 	vol_create ssat-u 16384 stripe 8 "$(ram_members 2)" || return 1
 	ssatrace_start record -D ssat-u -o "$WORK/u.csv" || return 1
-	dd if=/dev/mapper/ssat-u of=/dev/null bs=4k count=200 iflag=direct status=none ||
+	dd if=/dev/mapper/ssat-u of=/dev/null bs=8k count=200 iflag=direct status=none ||
 		{ fail "dd failed"; rc=1; }
 	vol_remove ssat-u || { fail "removing the traced volume failed"; rc=1; }
 	if rmmod dm_ssastripe 2>/dev/null; then
@@ -443,7 +445,9 @@ ssatrace_unload() {
 # every I/O, an 8 KiB read (a child on each member) is recorded with the
 # failed child's error on that child and on the request, the healthy
 # child's status 0; a 4 KiB read of the healthy member alone succeeds and
-# is recorded as such.
+# is recorded as such; a 4 KiB read of the failing member alone (a
+# remapped request, its record in its per-bio data) fails and is recorded
+# with the error.
 ssatrace_member_error() {
 	local rc=0 members
 	ssat_ready || return $KSFT_SKIP
@@ -456,6 +460,9 @@ ssatrace_member_error() {
 		{ fail "a read over the failing member succeeded"; rc=1; }
 	dd if=/dev/mapper/ssat-e of=/dev/null bs=4k count=1 iflag=direct status=none ||
 		{ fail "a read of the healthy member failed"; rc=1; }
+	# one chunk, remapped to the failing member: its record is per-bio
+	dd if=/dev/mapper/ssat-e of=/dev/null bs=4k skip=1 count=1 iflag=direct status=none \
+		2>/dev/null && { fail "a one-chunk read of the failing member succeeded"; rc=1; }
 	ssatrace_stop
 	cat "$WORK/ssatrace.err"
 	python3 "$CHECK_SSAT" "$WORK/e.json" --format json || { fail "record check failed"; rc=1; }
@@ -464,7 +471,7 @@ import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 got = sorted((r["len"], r["status"], tuple((c["member"], c["status"]) for c in r["children"]))
              for r in recs)
-want = [(8, 0, ((0, 0),)), (16, -5, ((0, 0), (1, -5)))]
+want = [(8, -5, ((1, -5),)), (8, 0, ((0, 0),)), (16, -5, ((0, 0), (1, -5)))]
 print(f"# records (sectors, status, (member, status) per child): {got}")
 print("ok" if got == want else f"FAIL: want {want}")
 sys.exit(0 if got == want else 1)
