@@ -196,21 +196,26 @@ mirror_queue_policy() {
 }
 register mirror_queue_policy mirror_queue_policy
 
-# fio verify while a member fails: random writes for 3 s, each block read
-# back and checked soon after it was written (verify_backlog).
+# fio verify while a member fails: random writes for 6 s, each block read
+# back and checked soon after it was written (verify_backlog).  The run is
+# long enough for the failure to land inside it on a slow guest: on a
+# single-threaded TCG guest (make check-compat) loading and resuming an
+# error table under this load has taken close to 3 s.
 # mirror_fail_run NAME SIZE_BYTES CMD... : CMD runs once fio's writes arrive
 mirror_fail_run() {
 	local name=$1 size=$2 rc=0
 	shift 2
 	(cd "$WORK" && fio --name=v --filename=/dev/mapper/$name --direct=1 --ioengine=libaio \
 		--rw=randwrite --bssplit=4k/30:64k/40:512k/30 --iodepth=16 --size="$size" \
-		--verify=crc32c --verify_fatal=1 --verify_backlog=16 --time_based --runtime=3 \
+		--verify=crc32c --verify_fatal=1 --verify_backlog=16 --time_based --runtime=6 \
 		--output="$WORK/fio.out" >/dev/null 2>&1) &
-	local pid=$!
+	local pid=$! t0
 	wait_io "$name" || rc=1
 	sleep 0.3
+	t0=$EPOCHREALTIME
 	"$@" || { fail "could not fail the member: $*"; rc=1; }
-	info "member failed with fio running: $(kill -0 $pid 2>/dev/null && echo yes || echo no)"
+	info "member failed with fio running: $(kill -0 $pid 2>/dev/null && echo yes || echo no)" \
+		"(failing it took $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s)"
 	wait $pid || { fail "fio reported an error"; grep -E "err|verify" "$WORK/fio.out" | head -5; rc=1; }
 	info "fio: $(grep -E '^ +(write|read):' "$WORK/fio.out" | tr -s ' ' | tr '\n' ';')"
 	return $rc
