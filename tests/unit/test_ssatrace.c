@@ -362,6 +362,15 @@ static void random_record(struct ssa_trace_req *r, __u32 room, __u64 *disk)
 		c->class = rnd();
 		c->op = rnd();
 		disk[j] = rnd_mag();
+		/* times repeat as the module writes them (outbuf_u64_memo()) */
+		if (rnd() % 2)
+			c->dispatched_ns = c->queued_ns;
+		if (rnd() % 4 == 0)
+			c->queued_ns = r->fork_ns;
+		if (rnd() % 4 == 0)
+			c->completed_ns = r->join_ns;
+		if (j && rnd() % 4 == 0)
+			c->queued_ns = r->child[j - 1].completed_ns;
 	}
 }
 

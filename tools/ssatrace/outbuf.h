@@ -87,6 +87,40 @@ static inline char *outbuf_s64(char *p, long long v)
 	return outbuf_u64(p, v);
 }
 
+/*
+ * The last two times written through it, as text.  A record's times
+ * repeat: a child that never waited was dispatched when it was queued, and
+ * a remapped request is queued as it forks and joins as its child
+ * completes.  Copying digits already written costs a few moves; writing
+ * a 19-digit time again costs a dozen multiplications and as many stores.
+ * Zero it before use.
+ */
+struct outbuf_memo {
+	unsigned long long v[2];
+	unsigned int len[2];	/* 0: nothing kept */
+	unsigned int next;	/* the entry the next new value replaces */
+	char s[2][OUTBUF_U64_MAX];
+};
+
+/* outbuf_u64(), through @m: writes up to OUTBUF_U64_MAX bytes, as it does. */
+static inline char *outbuf_u64_memo(char *p, unsigned long long v,
+				    struct outbuf_memo *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		if (m->len[i] && m->v[i] == v)
+			goto copy;
+	i = m->next;
+	m->next = !i;
+	m->v[i] = v;
+	m->len[i] = outbuf_u64(m->s[i], v) - m->s[i];
+copy:
+	/* a fixed-size copy is a few moves; what follows is written over */
+	memcpy(p, m->s[i], OUTBUF_U64_MAX);
+	return p + m->len[i];
+}
+
 /* At most max bytes of s, up to its NUL. */
 static inline char *outbuf_str(char *p, const char *s, unsigned int max)
 {

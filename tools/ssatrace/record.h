@@ -39,10 +39,11 @@ static inline const char *ssatrace_op_name(unsigned int op)
 static inline char *ssatrace_csv(char *p, const struct ssa_trace_req *r,
 				 const struct ssa_trace_derived *d, const __u64 *disk)
 {
+	struct outbuf_memo t = { 0 };	/* the times */
 	unsigned int i, k = 0;
 
-	p = outbuf_char(outbuf_u64(p, r->fork_ns), ',');
-	p = outbuf_char(outbuf_u64(p, r->join_ns), ',');
+	p = outbuf_char(outbuf_u64_memo(p, r->fork_ns, &t), ',');
+	p = outbuf_char(outbuf_u64_memo(p, r->join_ns, &t), ',');
 	p = outbuf_char(outbuf_u64(p, r->dev >> 20), ':');
 	p = outbuf_char(outbuf_u64(p, r->dev & 0xfffff), ',');
 	p = outbuf_char(outbuf_u64(p, r->id), ',');
@@ -65,9 +66,9 @@ static inline char *ssatrace_csv(char *p, const struct ssa_trace_req *r,
 			p = outbuf_char(p, '|');
 		p = outbuf_char(outbuf_u64(p, c->member), ':');
 		p = outbuf_char(outbuf_str(p, ssatrace_class_names[c->class & 1], 4), ':');
-		p = outbuf_char(outbuf_u64(p, c->queued_ns), ':');
-		p = outbuf_char(outbuf_u64(p, c->dispatched_ns), ':');
-		p = outbuf_char(outbuf_u64(p, c->completed_ns), ':');
+		p = outbuf_char(outbuf_u64_memo(p, c->queued_ns, &t), ':');
+		p = outbuf_char(outbuf_u64_memo(p, c->dispatched_ns, &t), ':');
+		p = outbuf_char(outbuf_u64_memo(p, c->completed_ns, &t), ':');
 		p = outbuf_char(outbuf_u64(p, c->msector), ':');
 		p = outbuf_u64(p, c->len);
 		if (disk)
@@ -82,10 +83,11 @@ static inline char *ssatrace_csv(char *p, const struct ssa_trace_req *r,
 static inline char *ssatrace_json(char *p, const struct ssa_trace_req *r,
 				  const struct ssa_trace_derived *d, const __u64 *disk)
 {
+	struct outbuf_memo t = { 0 };	/* the times */
 	unsigned int i, k = 0;
 
-	p = outbuf_u64(outbuf_lit(p, "{\"fork_ns\":"), r->fork_ns);
-	p = outbuf_u64(outbuf_lit(p, ",\"join_ns\":"), r->join_ns);
+	p = outbuf_u64_memo(outbuf_lit(p, "{\"fork_ns\":"), r->fork_ns, &t);
+	p = outbuf_u64_memo(outbuf_lit(p, ",\"join_ns\":"), r->join_ns, &t);
 	p = outbuf_u64(outbuf_lit(p, ",\"dev\":\""), r->dev >> 20);
 	p = outbuf_u64(outbuf_char(p, ':'), r->dev & 0xfffff);
 	p = outbuf_u64(outbuf_lit(p, "\",\"id\":"), r->id);
@@ -118,9 +120,11 @@ static inline char *ssatrace_json(char *p, const struct ssa_trace_req *r,
 		p = outbuf_str(outbuf_lit(p, ",\"class\":\""),
 			       ssatrace_class_names[c->class & 1], 4);
 		p = outbuf_str(outbuf_lit(p, "\",\"op\":\""), ssatrace_op_name(c->op), 16);
-		p = outbuf_u64(outbuf_lit(p, "\",\"queued_ns\":"), c->queued_ns);
-		p = outbuf_u64(outbuf_lit(p, ",\"dispatched_ns\":"), c->dispatched_ns);
-		p = outbuf_u64(outbuf_lit(p, ",\"completed_ns\":"), c->completed_ns);
+		p = outbuf_u64_memo(outbuf_lit(p, "\",\"queued_ns\":"), c->queued_ns, &t);
+		p = outbuf_u64_memo(outbuf_lit(p, ",\"dispatched_ns\":"),
+				    c->dispatched_ns, &t);
+		p = outbuf_u64_memo(outbuf_lit(p, ",\"completed_ns\":"),
+				    c->completed_ns, &t);
 		p = outbuf_u64(outbuf_lit(p, ",\"msector\":"), c->msector);
 		p = outbuf_u64(outbuf_lit(p, ",\"len\":"), c->len);
 		p = outbuf_u64(outbuf_lit(p, ",\"qlen\":"), c->qlen);
