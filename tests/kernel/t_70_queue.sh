@@ -332,6 +332,62 @@ fast_path_events_midflight() {
 	return $rc
 }
 
+# ssastripe_request with the completion events on as well: a one-chunk
+# request keeps its record in its per-bio data, and is completed through
+# the general completion path (the join event needs it), which must hand
+# that record to the event and not to the per-CPU record cache.  Forked
+# requests (two chunks) read next take their records from that cache.
+# Every request gives one record, with its join's id; a one-chunk record
+# has one child, no wait, and its service time is its response time.
+fast_path_record_and_join() {
+	local rc=0 dev
+	vol_create ssat-f 32768 stripe 128 "$(ram_members 4)" || return 1
+	dev=$(dmsetup info -c --noheadings -o major,minor ssat-f | tr -d ' ')
+	mkdir -p "$WORK"
+	trace_start_only ssastripe_request ssastripe_join ssastripe_child_complete || return 1
+	dd if=/dev/mapper/ssat-f of=/dev/null bs=4k count=32 iflag=direct status=none ||
+		{ fail "dd 4k failed"; rc=1; }
+	dd if=/dev/mapper/ssat-f of=/dev/null bs=128k count=8 iflag=direct status=none ||
+		{ fail "dd 128k failed"; rc=1; }
+	trace_stop "$WORK/trace.txt"
+	python3 - "$WORK/trace.txt" "$dev" <<'PY' || rc=1
+import re, sys
+path, dev = sys.argv[1], sys.argv[2]
+joins, recs = [], []
+for line in open(path):
+    m = re.search(r"ssastripe_(join|request): (\d+:\d+) id=(\d+)(.*)", line)
+    if not m or m.group(2) != dev:
+        continue
+    if m.group(1) == "join":
+        joins.append(int(m.group(3)))
+        continue
+    f = dict(kv.split("=") for kv in m.group(4).split() if "=" in kv)
+    recs.append((int(m.group(3)), f))
+bad = []
+if len(recs) != 40 or len(joins) != 40:
+    bad.append(f"{len(recs)} records and {len(joins)} joins, want 40 of each")
+if sorted(i for i, _ in recs) != sorted(joins):
+    bad.append("records do not carry their joins' ids")
+one = [f for _, f in recs if f["len"] == "8"]
+two = [f for _, f in recs if f["len"] == "256"]
+if [f["sector"] for f in one] != [str(8 * i) for i in range(32)]:
+    bad.append("one-chunk records' sectors are not 0, 8, ... 248")
+for f in one:
+    if (f["children"], f["status"], f["max_wait_ns"], f["skew_ns"]) != ("1/1", "0", "0", "0") \
+            or f["max_service_ns"] != f["resp_ns"] or int(f["resp_ns"]) <= 0:
+        bad.append(f"one-chunk record {f}")
+        break
+if len(two) != 8 or any(f["children"] != "2/2" or f["status"] != "0" for f in two):
+    bad.append(f"two-chunk records: {two}")
+print(f"# {len(one)} one-chunk and {len(two)} two-chunk records, {len(joins)} joins")
+if bad:
+    sys.exit("FAIL: " + "; ".join(bad))
+PY
+	vol_remove ssat-f
+	return $rc
+}
+
 register fast_path_counts fast_path_counts
 register fast_path_completion_events fast_path_completion_events
 register fast_path_events_midflight fast_path_events_midflight
+register fast_path_record_and_join fast_path_record_and_join
