@@ -1276,16 +1276,17 @@ int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error)
 	/* A forked parent was joined in ssa_io_put(). */
 	if (!io->remapped)
 		return DM_ENDIO_DONE;
-	/*
-	 * No error, no dispatch slot, no record and no completion event:
-	 * all that __ssa_child_done() and ssa_trace_join() would do is count.
-	 */
+	/* A per-bio record and nothing else to follow the request. */
 	if (io->rec == ssa_io_rec1(io) && !io->cs.counted &&
 	    !trace_ssastripe_child_complete_enabled() &&
 	    !trace_ssastripe_join_enabled()) {
 		ssa_end_io_rec1(sc, bio, io, *error);
 		return DM_ENDIO_DONE;
 	}
+	/*
+	 * No error, no dispatch slot, no record and no completion event:
+	 * all that __ssa_child_done() and ssa_trace_join() would do is count.
+	 */
 	if (likely(!*error && !io->cs.counted && !io->rec) &&
 	    !trace_ssastripe_child_complete_enabled() &&
 	    !trace_ssastripe_join_enabled()) {
