@@ -220,14 +220,14 @@ struct ssa_io {
 	u64 rb_lo, rb_hi;	/* member sectors the write may touch */
 	struct ssa_pop *pop;	/* parity layouts: the write operation */
 	struct bvec_iter iter;	/* parity layouts: the parent as mapped */
-	/*
-	 * The record of a request ssa_map_fast() remaps while
-	 * ssastripe_request is enabled: its header and its one child, here
-	 * rather than from the record cache (ssa_io_rec1()).
-	 */
-	u64 rec1[(sizeof(struct ssa_trace_req) +
-		  sizeof(struct ssa_trace_child)) / sizeof(u64)];
 	u16 segs[];
+	/*
+	 * The stripe layout's per-bio data ends in one more block of
+	 * SSA_IO_REC1_SIZE bytes (ssa_io_size()): the record of a request
+	 * ssa_map_fast() remaps while ssastripe_request is enabled, its
+	 * header and its one child, there rather than from the record cache
+	 * (ssa_io_rec1()).
+	 */
 };
 
 /* Front pad of each child bio allocated from ssa_ctx.bs. */
@@ -249,8 +249,11 @@ struct ssa_child {
 /* The record's sizes are tracing ABI (ssa-trace-abi.h): never change them. */
 static_assert(sizeof(struct ssa_trace_child) == 56);
 static_assert(sizeof(struct ssa_trace_req) == 72);
-static_assert(sizeof_field(struct ssa_io, rec1) ==
-	      sizeof(struct ssa_trace_req) + sizeof(struct ssa_trace_child));
+#define SSA_IO_REC1_SIZE (sizeof(struct ssa_trace_req) + \
+			  sizeof(struct ssa_trace_child))
+static_assert(SSA_IO_REC1_SIZE % __alignof__(struct ssa_trace_req) == 0);
+/* ssa_io_rec1() of a layout without the room points inside struct ssa_io */
+static_assert(sizeof(struct ssa_io) >= SSA_IO_REC1_SIZE);
 
 /*
  * Children a request record has room for: twice the members (a parity
@@ -262,11 +265,15 @@ static inline unsigned int ssa_trace_slots(unsigned int nr_members)
 	return min_t(unsigned int, 2 * nr_members, SSA_TRACE_MAX_SLOTS);
 }
 
-/* DM places per-bio data right before the bio: keep its alignment. */
-static inline size_t ssa_io_size(unsigned int nr_members)
+/*
+ * DM places per-bio data right before the bio: keep its alignment.  Only
+ * the stripe layout remaps requests whole (ssa_map_fast()), so only its
+ * per-bio data has room for a one-child record at the end.
+ */
+static inline size_t ssa_io_size(unsigned int nr_members, bool rec1)
 {
 	return ALIGN(sizeof(struct ssa_io) + nr_members * sizeof(u16),
-		     __alignof__(struct ssa_io));
+		     __alignof__(struct ssa_io)) + (rec1 ? SSA_IO_REC1_SIZE : 0);
 }
 
 static inline struct ssa_io *ssa_io_of(struct ssa_ctx *sc, struct bio *bio)

@@ -216,10 +216,15 @@ static void ssa_trace_rec_start(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
 	io->rec = rec;
 }
 
-/* The per-bio record of a request ssa_map_fast() remapped (struct ssa_io). */
+/*
+ * The per-bio record of a request ssa_map_fast() remapped: the last
+ * SSA_IO_REC1_SIZE bytes of a stripe layout's per-bio data.  In the other
+ * layouts, which have no such room, this is an address inside @io that no
+ * record has.
+ */
 static __always_inline struct ssa_trace_req *ssa_io_rec1(struct ssa_io *io)
 {
-	return (struct ssa_trace_req *)io->rec1;
+	return (void *)io + io->sc->io_size - SSA_IO_REC1_SIZE;
 }
 
 /* Hand a joined request's record to ssastripe_request and release it. */

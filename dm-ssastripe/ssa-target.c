@@ -627,7 +627,7 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 
 	ti->private = sc;
-	sc->io_size = ssa_io_size(n);
+	sc->io_size = ssa_io_size(n, sc->layout->id == SSA_LAYOUT_STRIPE);
 	sc->trace_slots = ssa_trace_slots(n);
 	ti->per_io_data_size = sc->io_size;
 	ti->num_flush_bios = 1;
