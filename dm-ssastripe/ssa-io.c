@@ -148,7 +148,8 @@ static struct ssa_trace_req *ssa_trace_rec_get(struct ssa_ctx *sc)
 		if (rec && this_cpu_cmpxchg(sc->trace_cache->rec[i], rec, NULL) == rec)
 			return rec;
 	}
-	return kmalloc(ssa_trace_rec_size(sc->trace_slots),
+	/* zeroed: a slot no child of a request fills holds no old memory */
+	return kzalloc(ssa_trace_rec_size(sc->trace_slots),
 		       GFP_NOWAIT | __GFP_NOWARN);
 }
 
