@@ -211,7 +211,7 @@ static void ssa_trace_rec_start(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
 	rec->nr_children = nr_children;
 	rec->op = op;
 	rec->version = SSA_TRACE_REC_VERSION;
-	rec->pad[0] = 0;	/* a reused or new record holds old bytes */
+	rec->pad[0] = 0;	/* zero in every record, whatever it held */
 	rec->pad[1] = 0;
 	memcpy(rec->comm, current->comm, sizeof(rec->comm));
 	/*
