@@ -387,7 +387,48 @@ PY
 	return $rc
 }
 
+# The per-bio data of a stripe volume has room for a one-chunk record; a
+# mirror volume's has not.  A live reload from mirror to stripe (DM then
+# sizes the per-bio data anew) and back, with ssastripe_request on: the
+# stripe's one-chunk reads record in their per-bio data and read back what
+# lies on the members, the mirror's take records of their own.  Reads only,
+# and udev settled first: a write would have udev's blkid read the volume.
+fast_path_record_after_reload() {
+	local rc=0 dev v=/dev/mapper/ssat-f n
+	mkdir -p "$WORK"
+	# the stripe's first two chunks (64 KiB each), written below it
+	head -c $((128 << 10)) /dev/urandom > "$WORK/pat"
+	dd if="$WORK/pat" of=/dev/ram0 bs=64k count=1 oflag=direct status=none &&
+		dd if="$WORK/pat" of=/dev/ram1 bs=64k skip=1 count=1 oflag=direct status=none ||
+		return 1
+	vol_create ssat-f 16384 mirror 128 "$(ram_members 4)" || return 1
+	dev=$(dmsetup info -c --noheadings -o major,minor ssat-f | tr -d ' ')
+	dmsetup reload ssat-f --table "0 16384 ssastripe stripe 128 4 $(ram_members 4)" &&
+		dmsetup suspend ssat-f && dmsetup resume ssat-f || { fail "reload to stripe"; return 1; }
+	udevadm settle 2>/dev/null || true
+	trace_start_only ssastripe_request || return 1
+	dd if=$v of="$WORK/back" bs=4k count=32 iflag=direct status=none ||
+		{ fail "4k reads through the stripe"; rc=1; }
+	trace_stop "$WORK/stripe.txt"
+	cmp -s "$WORK/pat" "$WORK/back" || { fail "the stripe read other data than its members hold"; rc=1; }
+	n=$(grep -c "ssastripe_request: $dev id=[0-9]* read .*len=8 children=1/1 status=0 " "$WORK/stripe.txt")
+	expect_eq "stripe: one-chunk read records" "$n" 32 || rc=1
+
+	dmsetup reload ssat-f --table "0 16384 ssastripe mirror 128 4 $(ram_members 4)" &&
+		dmsetup suspend ssat-f && dmsetup resume ssat-f || { fail "reload to mirror"; rc=1; }
+	udevadm settle 2>/dev/null || true
+	trace_start_only ssastripe_request || return 1
+	dd if=$v of=/dev/null bs=4k count=8 iflag=direct status=none ||
+		{ fail "4k reads through the mirror"; rc=1; }
+	trace_stop "$WORK/mirror.txt"
+	n=$(grep -c "ssastripe_request: $dev id=[0-9]* read .*len=8 children=1/1 status=0 " "$WORK/mirror.txt")
+	expect_eq "mirror: one-chunk read records" "$n" 8 || rc=1
+	vol_remove ssat-f
+	return $rc
+}
+
 register fast_path_counts fast_path_counts
 register fast_path_completion_events fast_path_completion_events
 register fast_path_events_midflight fast_path_events_midflight
 register fast_path_record_and_join fast_path_record_and_join
+register fast_path_record_after_reload fast_path_record_after_reload
