@@ -416,3 +416,20 @@ diag_tasks() {
 		grep -E 'fio|dd |bpftrace|ssatrace|dmsetup|mkfs|python|sleep' | grep -v grep | sed 's/^/#   /'
 	dmesg | tail -n 8 | sed 's/^/# dmesg: /'
 }
+
+# For a task that not even SIGKILL ends (tests/kernel/run prints it on the
+# console): diag_tasks, the kernel's list of blocked tasks (sysrq w) and
+# the volumes' status, whose per-member counters show a child that never
+# came back.  dmsetup runs in the background: it may block too.
+diag_stuck() {
+	diag_tasks
+	echo w > /proc/sysrq-trigger 2>/dev/null
+	sleep 1
+	echo "# kernel log (blocked tasks):"
+	dmesg | tail -n 120 | sed 's/^/#   /'
+	local f=/tmp/ssat-diag-status
+	(dmsetup status 2>&1 | grep '^ssat' > "$f") &
+	sleep 3
+	echo "# dmsetup status:"
+	sed 's/^/#   /' "$f" 2>/dev/null
+}
