@@ -91,7 +91,7 @@ check-compat: bootstrap-compat $(SSAT)/ssatrace
 bench: bootstrap module $(SSAT)/ssatrace
 	@mkdir -p $(BUILD)/bench
 	@bench/models
-	@$(VM) -a tsc=reliable -o $(BUILD)/bench -- "bench/run && bench/trace-overhead && bench/mirror && bench/parity"
+	@VM_TCG_THREAD=multi $(VM) -a tsc=reliable -o $(BUILD)/bench -- "bench/run && bench/trace-overhead && bench/mirror && bench/parity"
 
 bench-icount: bootstrap module $(SSAT)/ssatrace
 	@mkdir -p $(BUILD)/bench-icount
