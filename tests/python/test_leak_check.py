@@ -50,6 +50,18 @@ BELOW_SUBMIT = """\
         submit_bio_noacct_nocheck+0x32e/0x370
         ssa_map+0x92b/0xd30 [dm_ssastripe]
 """
+# null_blk loaded by a test: its freed init code named after one of ours
+MODULE_INIT = """\
+      1 kobject_set_name_vargs+0x1c/0x90 waste=5/5 age=11007 pid=132 cpus=1
+        __kmalloc_node_track_caller+0x4a/0x150
+        kstrdup+0x32/0x60
+        kobject_set_name_vargs+0x1c/0x90
+        bus_add_driver+0xab/0x200
+        driver_register+0x89/0xe0
+        ssa_apply_opts+0x2b/0x60 [dm_ssastripe]
+        do_one_initcall+0x59/0x220
+        do_init_module+0x4a/0x1f0
+"""
 KERNEL = """\
      12 kernfs_fop_open+0x1e/0x3c0 age=1/2/3 pid=1 cpus=0
         kmalloc_trace+0x26/0x90
@@ -84,6 +96,11 @@ def test_dm_core_on_the_modules_behalf(tmp_path):
 
 def test_member_device_and_block_layer_are_not_the_modules(tmp_path):
     assert module_allocs(tmp_path, NULL_BLK, BELOW_SUBMIT, KERNEL) == []
+
+
+def test_module_loading_is_not_a_volumes(tmp_path):
+    assert module_allocs(tmp_path, MODULE_INIT) == []
+    assert module_allocs(tmp_path, MODULE_INIT + RECORD) == ["ssa_trace_rec_start+0x88/0x190"]
 
 
 def test_groups_and_files_are_kept_apart(tmp_path):
