@@ -432,6 +432,7 @@ diag_stuck() {
 	echo "# kernel log (blocked tasks):"
 	dmesg | tail -n 120 | sed 's/^/#   /'
 	local f=/tmp/ssat-diag-status
+	rm -f "$f"	# a blocked dmsetup leaves none, not an old one
 	(dmsetup status 2>&1 | grep '^ssat' > "$f") &
 	sleep 3
 	echo "# dmsetup status:"
