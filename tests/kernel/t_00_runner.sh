@@ -7,6 +7,7 @@
 #   SSA_RUNNER_SELFTEST=1 SSA_TEST_TIMEOUT=5 tests/kernel/run runner_stuck
 # and expect "not ok 1 runner_stuck", the blocked dd in the diagnostics
 # and "Bail out!".  (tools/vm powers the guest off with the read pending.)
+# make check-full does this in a guest of its own: tests/runner-selftest.
 
 runner_stuck() {
 	vol_create ssat-stuck 16384 stripe 8 "$(ram_members 2)" || return 1
