@@ -51,6 +51,17 @@ $(SSAT)/ssatrace: bpf/ssatrace.bpf.c bpf/vmlinux.h tools/ssatrace/ssatrace.c \
 
 ssatrace: $(SSAT)/ssatrace
 
+# test only: a BPF program that writes over ssastripe_record's buffer
+SCRIB := $(BUILD)/tests
+$(SCRIB)/scribble: tests/bpf/scribble.bpf.c tests/bpf/scribble.c bpf/vmlinux.h \
+		dm-ssastripe/ssa-trace-abi.h
+	@mkdir -p $(SCRIB)
+	clang -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Ibpf -Idm-ssastripe \
+		-c tests/bpf/scribble.bpf.c -o $(SCRIB)/scribble.bpf.o
+	bpftool gen skeleton $(SCRIB)/scribble.bpf.o > $(SCRIB)/scribble.skel.h
+	cc -g -O2 -Wall -Wextra -Wno-unused-parameter -I$(SCRIB) \
+		tests/bpf/scribble.c -lbpf -lelf -lz -o $@
+
 $(BUILD)/unit/test_disk: tests/unit/test_disk.c tests/unit/kcompat.h tests/unit/tap.h \
 		dm-ssastripe/ssa-disk-model.c dm-ssastripe/ssa-disk-model.h
 	@mkdir -p $(@D)
@@ -76,16 +87,16 @@ lint: bootstrap
 demo: bootstrap module
 	@$(VM) -- tools/demo
 
-check: bootstrap module $(SSAT)/ssatrace $(UNIT)
+check: bootstrap module $(SSAT)/ssatrace $(SCRIB)/scribble $(UNIT)
 	@tests/run-all
 
-check-full: bootstrap module $(SSAT)/ssatrace $(UNIT)
+check-full: bootstrap module $(SSAT)/ssatrace $(SCRIB)/scribble $(UNIT)
 	@SSA_FULL=1 tests/run-all
 
 bootstrap-compat:
 	@tools/bootstrap --compat
 
-check-compat: bootstrap-compat $(SSAT)/ssatrace
+check-compat: bootstrap-compat $(SSAT)/ssatrace $(SCRIB)/scribble
 	@tests/run-compat
 
 bench: bootstrap module $(SSAT)/ssatrace

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * ssatrace.bpf.c - BPF side of ssatrace: one program on the module's
- * ssastripe_request tracepoint, which fires once per request at its join
+ * ssastripe_record tracepoint, which fires once per request at its join
  * with the record the module kept of it (dm-ssastripe/ssa-trace-abi.h:
  * fork and join times, every child's queued, dispatched and completed
  * times).  The program copies the record to a ring buffer (record) or
@@ -15,7 +15,8 @@
  * the record gets the time each disk began serving its child.
  *
  * All are raw tracepoints reading the documented arguments (the tracing
- * ABI); the module ships no BTF of its own to relocate against.
+ * ABI; ssastripe_record's is a writable raw tracepoint's buffer); the
+ * module ships no BTF of its own to relocate against.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -168,8 +169,12 @@ __noinline int hist_add(__u32 i, __u64 ns)
 	return 0;
 }
 
-/* hist: a joined request's response time and its children's times. */
-static int hist_request(const void *rec, __u32 n)
+/*
+ * hist: a joined request's response time and its children's times.  The
+ * record's head is read in place (ssastripe_record's buffer), any further
+ * children with the helper.
+ */
+static __always_inline int hist_request(const union ssa_trace_rec_head *h, __u32 n)
 {
 	const struct ssa_trace_child *c;
 	struct ssa_trace_req *r;
@@ -179,8 +184,18 @@ static int hist_request(const void *rec, __u32 n)
 	r = bpf_map_lookup_elem(&scratch, &zero);
 	if (!r)
 		return 0;
-	if (bpf_probe_read_kernel(r, ssa_trace_rec_size(n), rec))
-		return 0;
+	__builtin_memcpy(r, h, sizeof(*h));
+	if (n > 1) {
+		__u32 rest = (n - 1) * sizeof(struct ssa_trace_child);
+
+		/* a bound the verifier sees on the register it checks */
+		barrier_var(rest);
+		if (rest > (SSA_TRACE_MAX_SLOTS - 1) * sizeof(struct ssa_trace_child))
+			return 0;
+		if (bpf_probe_read_kernel((void *)r + sizeof(*h), rest,
+					  (const void *)h + sizeof(*h)))
+			return 0;
+	}
 	if (r->join_ns - r->fork_ns < min_lat_ns)
 		return 0;
 	row = hist_row(r->dev);
@@ -234,7 +249,9 @@ static __always_inline void add_disk_starts(struct ssa_trace_req *r, __u64 *star
 /*
  * record: a ring-buffer sample needs a size the verifier knows, so a
  * record goes into the smallest of four sizes that holds its children.
- * The sample's length tells userspace which (ssatrace_rec_room()).
+ * The sample's length tells userspace which (ssatrace_rec_room()).  The
+ * record's head (the request and its first child) is copied with plain
+ * loads from the event's buffer; only further children need the helper.
  */
 #define TRY_ROOM(ROOM)							\
 	if (n <= (ROOM)) {						\
@@ -242,7 +259,11 @@ static __always_inline void add_disk_starts(struct ssa_trace_req *r, __u64 *star
 		r = bpf_ringbuf_reserve(&events, size, 0);		\
 		if (!r)							\
 			goto lost;					\
-		if (bpf_probe_read_kernel(r, ssa_trace_rec_size(n), rec)) \
+		__builtin_memcpy(r, h, sizeof(*h));			\
+		if ((ROOM) > 1 && n > 1 &&				\
+		    bpf_probe_read_kernel((void *)r + sizeof(*h),	\
+					  ssa_trace_rec_size(n) - sizeof(*h), \
+					  (const void *)h + sizeof(*h)))	\
 			goto discard;					\
 		if (link_disks)						\
 			add_disk_starts(r, (void *)r +			\
@@ -250,25 +271,35 @@ static __always_inline void add_disk_starts(struct ssa_trace_req *r, __u64 *star
 		goto got;						\
 	}
 
-SEC("raw_tp/ssastripe_request")
+/*
+ * ssastripe_record hands the program the record itself as a writable
+ * raw tracepoint's buffer (only read here): its first
+ * sizeof(union ssa_trace_rec_head) bytes are plain memory to the
+ * verifier, with no helper call and no fault handling, where a pointer
+ * argument would have to go through bpf_probe_read_kernel().
+ */
+SEC("raw_tp.w/ssastripe_record")
 int handle_request(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u32 dev = ctx->args[0];
-	__u8 op = ctx->args[2];
-	__u32 n = ctx->args[4];
-	const void *rec = (const void *)ctx->args[5];
+	const union ssa_trace_rec_head *h = (const void *)ctx->args[0];
+	__u32 n = h->req.nr_slots;
+	__u8 op = h->req.op;
 	struct ssa_trace_req *r;
 	__u64 size, flags;
 
-	if (filter_dev && dev != filter_dev)
+	if (filter_dev && h->req.dev != filter_dev)
 		return 0;
 	/* --disk: the record's disk times are taken (and freed) first */
-	if (filter_op >= 0 && op != filter_op && !link_disks)
-		return 0;
+	if (!link_disks) {
+		if (filter_op >= 0 && op != filter_op)
+			return 0;
+		if (h->req.join_ns - h->req.fork_ns < min_lat_ns)
+			return 0;
+	}
 	if (n > SSA_TRACE_MAX_SLOTS)	/* never; bounds the copies */
 		n = SSA_TRACE_MAX_SLOTS;
 	if (hist_mode)
-		return hist_request(rec, n);
+		return hist_request(h, n);
 
 	TRY_ROOM(1);
 	TRY_ROOM(4);
@@ -276,10 +307,12 @@ int handle_request(struct bpf_raw_tracepoint_args *ctx)
 	TRY_ROOM(SSA_TRACE_MAX_SLOTS);
 	return 0;
 got:
-	if (r->join_ns - r->fork_ns < min_lat_ns)
-		goto discard;
-	if (filter_op >= 0 && op != filter_op)
-		goto discard;
+	if (link_disks) {
+		if (r->join_ns - r->fork_ns < min_lat_ns)
+			goto discard;
+		if (filter_op >= 0 && op != filter_op)
+			goto discard;
+	}
 	/*
 	 * A wake-up per record would cost a context switch per request; the
 	 * reader polls the buffer and is woken only when it fills up.

@@ -252,6 +252,8 @@ static_assert(sizeof(struct ssa_trace_req) == 72);
 #define SSA_IO_REC1_SIZE (sizeof(struct ssa_trace_req) + \
 			  sizeof(struct ssa_trace_child))
 static_assert(SSA_IO_REC1_SIZE % __alignof__(struct ssa_trace_req) == 0);
+/* what ssastripe_record lets a BPF program read in place: every record */
+static_assert(sizeof(union ssa_trace_rec_head) == SSA_IO_REC1_SIZE);
 /* ssa_io_rec1() of a layout without the room points inside struct ssa_io */
 static_assert(sizeof(struct ssa_io) >= SSA_IO_REC1_SIZE);
 

@@ -49,6 +49,16 @@ void ssa_trace_unreg(void)
 	static_branch_dec(&ssa_events_on);
 }
 
+/*
+ * Whether a request keeps a record for its join: while either event that
+ * hands records out has a probe.
+ */
+static __always_inline bool ssa_trace_records_on(void)
+{
+	return trace_ssastripe_request_enabled() ||
+	       trace_ssastripe_record_enabled();
+}
+
 /* The member device and the child's sector on it, for the child events. */
 static inline dev_t ssa_trace_mdev(struct ssa_ctx *sc, struct ssa_cstate *cs)
 {
@@ -61,13 +71,13 @@ static inline u64 ssa_trace_bsector(struct ssa_ctx *sc, struct ssa_cstate *cs)
 }
 
 /*
- * Request records (ssastripe_request): while that event is enabled, a
- * request that forks gets a record (allocated then, so that untraced
+ * Request records (ssastripe_request, ssastripe_record): while either
+ * event is enabled, a request that forks gets a record (allocated then, so that untraced
  * requests carry nothing; a request ssa_map_fast() remaps has one in its
  * per-bio data instead), its children write their times into their own
  * slots, and the join hands the record to the event and releases it.  The
  * join reads the slots after the last child's reference is dropped, so no
- * lock is needed.
+ * lock is needed, and hands the record to ssastripe_record last.
  */
 static inline bool ssa_io_traced(const struct ssa_io *io)
 {
@@ -183,7 +193,7 @@ void ssa_trace_cache_free(struct ssa_ctx *sc)
 }
 
 /*
- * A record for a request that forks while ssastripe_request is enabled.
+ * A record for a request that forks while records are on.
  * @nr_clear: the slots that may be read at the join (see below).
  */
 static void ssa_trace_rec_start(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
@@ -235,7 +245,7 @@ static __always_inline struct ssa_trace_req *ssa_io_rec1(struct ssa_io *io)
 	return (void *)io + io->sc->io_size - SSA_IO_REC1_SIZE;
 }
 
-/* Hand a joined request's record to ssastripe_request and release it. */
+/* Hand a joined request's record to its two events and release it. */
 static void ssa_trace_rec_finish(struct ssa_io *io, int status)
 {
 	struct ssa_ctx *sc = io->sc;
@@ -255,6 +265,8 @@ static void ssa_trace_rec_finish(struct ssa_io *io, int status)
 	rec->nr_slots = min(rec->nr_children, sc->trace_slots);
 	trace_ssastripe_request(sc->devt, io->id, rec->op, status,
 				rec->nr_slots, rec);
+	/* last: a program may write the record, which nothing reads after */
+	trace_ssastripe_record((union ssa_trace_rec_head *)rec);
 	if (rec != ssa_io_rec1(io))	/* that one goes with the bio */
 		ssa_trace_rec_put(sc, rec);
 }
@@ -271,7 +283,7 @@ static inline void ssa_trace_fork(struct ssa_ctx *sc, struct ssa_io *io,
 				  u8 op, u64 start, u32 len, u32 nr_children)
 {
 	trace_ssastripe_fork(sc->devt, io->id, op, start, len, nr_children);
-	if (trace_ssastripe_request_enabled())
+	if (ssa_trace_records_on())
 		ssa_trace_rec_start(sc, io, op, start, len, nr_children,
 				    sc->trace_slots);
 }
@@ -986,12 +998,12 @@ static void ssa_fork_rw(struct ssa_ctx *sc, struct ssa_io *io,
 }
 
 /*
- * The record of a request ssa_map_fast() remaps while ssastripe_request
- * is enabled.  It has one child, the request itself, queued and
- * dispatched as it forks, so the record is filled in whole here but for
- * the completion, and it lives in the request's per-bio data: no record
- * to take from the cache or give back, nothing to allocate, one clock
- * read.  io->cs is set.
+ * The record of a request ssa_map_fast() remaps while records are on.
+ * It has one child, the request itself, queued and dispatched as it
+ * forks, so the record is filled in whole here but for the completion,
+ * and it lives in the request's per-bio data: no record to take from the
+ * cache or give back, nothing to allocate, one clock read.  io->cs is
+ * set.
  */
 static __always_inline void ssa_trace_rec1_start(struct ssa_ctx *sc,
 						 struct ssa_io *io, u8 op,
@@ -1029,7 +1041,7 @@ static __always_inline void ssa_trace_rec1_start(struct ssa_ctx *sc,
 
 /*
  * The completion of a request with a per-bio record, when nothing but
- * ssastripe_request follows it (no slot held, no child complete or join
+ * its two record events follow it (no slot held, no child complete or join
  * event): the general path's steps for it, in one place and in the same
  * order (__ssa_child_done_held(), ssa_trace_rec_finish()).  Calling those
  * two instead costs some 60 instructions a request, the whole general
@@ -1054,6 +1066,7 @@ static noinline void ssa_end_io_rec1(struct ssa_ctx *sc, struct bio *bio,
 	rec->status = err;
 	io->rec = NULL;
 	trace_ssastripe_request(sc->devt, io->id, rec->op, err, 1, rec);
+	trace_ssastripe_record((union ssa_trace_rec_head *)rec);
 }
 
 /*
@@ -1090,8 +1103,8 @@ static inline int ssa_fast_tag(struct bio *bio)
  * dispatch (ssa_sum_member()).
  *
  * With no completion event enabled either (child complete, join,
- * ssastripe_request), nothing about the request is kept but the tag
- * above.  Otherwise its per-bio state is what ssa_end_io() reads of a
+ * ssastripe_request, ssastripe_record), nothing about the request is kept
+ * but the tag above.  Otherwise its per-bio state is what ssa_end_io() reads of a
  * remapped request (io->remapped, io->cs, io->rec), and unless it has a
  * record its id is drawn only if an event at its completion needs it.
  * Anything else is left to ssa_map_general().
@@ -1120,7 +1133,7 @@ static __always_inline bool ssa_map_fast(struct ssa_ctx *sc, struct bio *bio,
 	this_cpu_inc(ms->remapped[op]);
 	this_cpu_add(ms->sectors[op], len);
 	if (likely(!events) ||
-	    (!trace_ssastripe_request_enabled() &&
+	    (!ssa_trace_records_on() &&
 	     !trace_ssastripe_child_complete_enabled() &&
 	     !trace_ssastripe_join_enabled())) {
 		ssa_fast_tag_set(bio, e.member);
@@ -1136,7 +1149,7 @@ static __always_inline bool ssa_map_fast(struct ssa_ctx *sc, struct bio *bio,
 			.class = SSA_CLASS_LOW,
 			.op = op,
 		};
-		if (trace_ssastripe_request_enabled())
+		if (ssa_trace_records_on())
 			ssa_trace_rec1_start(sc, io, op, start, len);
 		else
 			io->id = 0;	/* drawn if an event needs it: ssa_end_io() */

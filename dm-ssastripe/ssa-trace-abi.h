@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * dm-ssastripe: the request record that the ssastripe_request tracepoint
- * hands to its probes (Documentation/tracing.rst, "Request records").
+ * dm-ssastripe: the request record that the ssastripe_request and
+ * ssastripe_record tracepoints hand to their probes
+ * (Documentation/tracing.rst, "Request records").
  *
  * A raw tracepoint or BPF program receives a pointer to a struct
  * ssa_trace_req followed by nr_slots struct ssa_trace_child, and may copy
@@ -65,6 +66,17 @@ static inline __u64 ssa_trace_rec_size(__u32 nr_slots)
 	return sizeof(struct ssa_trace_req) +
 	       (__u64)nr_slots * sizeof(struct ssa_trace_child);
 }
+
+/*
+ * The first bytes of every record, which always has room for one child
+ * (nr_slots may still be 0): what the ssastripe_record event lets a
+ * raw_tp.w BPF program read in place, with plain loads.  Children past
+ * the first are copied from the same address (ssa_trace_rec_size()).
+ */
+union ssa_trace_rec_head {
+	struct ssa_trace_req req;
+	__u8 bytes[sizeof(struct ssa_trace_req) + sizeof(struct ssa_trace_child)];
+};
 
 /* What a request record gives beyond its fields (all times in ns). */
 struct ssa_trace_derived {

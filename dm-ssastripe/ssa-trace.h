@@ -12,6 +12,7 @@
  *   ssastripe_join            the request's last child completed
  *   ssastripe_request         the same moment, with the request's record:
  *                             every child's times (ssa-trace-abi.h)
+ *   ssastripe_record          the same record, for BPF to read in place
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM ssastripe
@@ -26,7 +27,7 @@
 
 /*
  * Every event here counts itself in while it has a probe (ssa-io.c), so
- * that the fast path tests one static branch, not six.
+ * that the fast path tests one static branch, not seven.
  */
 int ssa_trace_reg(void);
 void ssa_trace_unreg(void);
@@ -206,6 +207,52 @@ TRACE_EVENT_FN(ssastripe_request,
 
 	ssa_trace_reg, ssa_trace_unreg
 );
+
+/*
+ * The same moment again, for BPF programs: the record alone, as the
+ * buffer of a writable raw tracepoint.  A raw_tp.w program reads its first
+ * sizeof(union ssa_trace_rec_head) bytes in place with plain loads (no
+ * helper call, which costs more than the copy itself) and may copy the
+ * children past the first from the same address.  It fires after
+ * ssastripe_request, and the module reads nothing of the record after
+ * it, so what a program writes there reaches no one.  ftrace and perf get
+ * the request's device, id and slots only.
+ */
+DECLARE_EVENT_CLASS(ssastripe_record_class,
+	TP_PROTO(union ssa_trace_rec_head *rec),
+	TP_ARGS(rec),
+	TP_STRUCT__entry(
+		__field(u64, id)
+		__field(dev_t, dev)
+		__field(u32, nr_slots)
+	),
+	TP_fast_assign(
+		__entry->id = rec->req.id;
+		__entry->dev = rec->req.dev;
+		__entry->nr_slots = rec->req.nr_slots;
+	),
+	TP_printk("%d:%d id=%llu slots=%u", MAJOR(__entry->dev),
+		  MINOR(__entry->dev), __entry->id, __entry->nr_slots)
+);
+
+/*
+ * Only the BPF pass over this header (trace/bpf_probe.h) defines
+ * DEFINE_EVENT_WRITABLE; every other pass needs the reg/unreg hooks.
+ */
+#undef SSA_DEFINE_RECORD_EVENT
+#ifdef DEFINE_EVENT_WRITABLE
+#define SSA_DEFINE_RECORD_EVENT(name)					\
+	DEFINE_EVENT_WRITABLE(ssastripe_record_class, name,		\
+		TP_PROTO(union ssa_trace_rec_head *rec), TP_ARGS(rec),	\
+		sizeof(union ssa_trace_rec_head))
+#else
+#define SSA_DEFINE_RECORD_EVENT(name)					\
+	DEFINE_EVENT_FN(ssastripe_record_class, name,			\
+		TP_PROTO(union ssa_trace_rec_head *rec), TP_ARGS(rec),	\
+		ssa_trace_reg, ssa_trace_unreg)
+#endif
+
+SSA_DEFINE_RECORD_EVENT(ssastripe_record);
 
 #endif /* _SSA_TRACE_H */
 

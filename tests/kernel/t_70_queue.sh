@@ -427,8 +427,55 @@ fast_path_record_after_reload() {
 	return $rc
 }
 
+# ssastripe_record alone keeps records as ssastripe_request does: each
+# request on a stripe (one-chunk reads record in their per-bio data, the
+# two-chunk ones in records of their own) and on a mirror (all in records
+# of their own) gives one event,
+# after its join, with as many slots as children.  The ids are the
+# requests' own: the one-chunk path draws them at the map only while some
+# event that follows the request is on.
+record_event_only() {	# record_event_only LAYOUT
+	local rc=0 dev layout=$1
+	vol_create ssat-f 32768 "$layout" 128 "$(ram_members 4)" || return 1
+	dev=$(dmsetup info -c --noheadings -o major,minor ssat-f | tr -d ' ')
+	udevadm settle 2>/dev/null || true
+	mkdir -p "$WORK"
+	trace_start_only ssastripe_record || return 1
+	dd if=/dev/mapper/ssat-f of=/dev/null bs=4k count=32 iflag=direct status=none ||
+		{ fail "dd 4k failed"; rc=1; }
+	dd if=/dev/mapper/ssat-f of=/dev/null bs=128k count=8 iflag=direct status=none ||
+		{ fail "dd 128k failed"; rc=1; }
+	trace_stop "$WORK/trace.txt"
+	python3 - "$WORK/trace.txt" "$dev" "$layout" <<'PY' || rc=1
+import re, sys
+path, dev, layout = sys.argv[1:]
+ids, slots = [], []
+for line in open(path):
+    m = re.search(r"ssastripe_(\w+): (\d+:\d+) id=(\d+) slots=(\d+)$", line.strip())
+    if m and m.group(2) == dev:
+        if m.group(1) != "record":
+            sys.exit(f"FAIL: an event that was off: {line}")
+        ids.append(int(m.group(3)))
+        slots.append(int(m.group(4)))
+# both layouts split a read at the chunk: two children from 128 KiB
+want = [1] * 32 + [2] * 8
+bad = []
+if slots != want:
+    bad.append(f"slots {slots}, want {want}")
+if len(set(ids)) != len(ids) or 0 in ids:
+    bad.append(f"ids not unique and drawn: {ids}")
+print(f"# {len(ids)} records, slots {sorted(set(slots))}")
+if bad:
+    sys.exit("FAIL: " + "; ".join(bad))
+PY
+	vol_remove ssat-f
+	return $rc
+}
+
 register fast_path_counts fast_path_counts
 register fast_path_completion_events fast_path_completion_events
 register fast_path_events_midflight fast_path_events_midflight
 register fast_path_record_and_join fast_path_record_and_join
 register fast_path_record_after_reload fast_path_record_after_reload
+register record_event_only_stripe record_event_only stripe
+register record_event_only_mirror record_event_only mirror

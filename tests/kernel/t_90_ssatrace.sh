@@ -484,6 +484,73 @@ sum4k() {
 	dd if="$1" bs=4k count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1
 }
 
+SCRIBBLE=$TOP/build/tests/scribble
+# A BPF program may write the buffer ssastripe_record hands it (a writable
+# raw tracepoint); nothing after the event may depend on it.  While
+# tests/bpf/scribble.bpf.c writes all ones over every record's request
+# and first child, fio writes and verifies data on LAYOUT (a stripe's
+# one-chunk requests keep their records in per-bio data, the rest reuse
+# records of the per-CPU cache), with ssastripe_request (which fires
+# first) in ftrace.  The data reads back; each ssastripe_request event is
+# whole; the program ran once per event and found each record whole
+# before it wrote.
+record_scribbled() {	# record_scribbled LAYOUT
+	local rc=0 dev pid layout=$1 size=$((12 << 20)) i n runs sane	# whole stripes of both
+	[ -x "$SCRIBBLE" ] || { skip "$SCRIBBLE is not built (make check builds it)"; return; }
+	if [ "$layout" = raid5 ]; then
+		pvol_create ssat-s $((size / 512)) raid5 128 "$(ram_members 4)" || return 1
+	else
+		vol_create ssat-s $((size / 512)) "$layout" 128 "$(ram_members 4)" || return 1
+	fi
+	dev=$(dmsetup info -c --noheadings -o major,minor ssat-s | tr -d ' ')
+	mkdir -p "$WORK"
+	"$SCRIBBLE" "$dev" > "$WORK/scribble.out" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 240; i++)); do
+		grep -q '^attached' "$WORK/scribble.out" && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.25
+	done
+	if ! grep -q '^attached' "$WORK/scribble.out"; then
+		cat "$WORK/scribble.out"
+		stop_tracer $pid scribble
+		vol_remove ssat-s
+		fail "the scribbler did not attach"
+		return
+	fi
+	trace_start_only ssastripe_request || { stop_tracer $pid scribble; return 1; }
+	run_fio verify.fio DEV=/dev/mapper/ssat-s SIZE=$size BSSPLIT="4k/40:12k/20:128k/20:1m/20" ||
+		{ fail "fio verify failed with the records written over"; rc=1; }
+	trace_stop "$WORK/trace.txt"
+	stop_tracer $pid scribble || rc=1
+	cat "$WORK/scribble.out"
+	read -r _ runs _ sane < <(grep '^runs ' "$WORK/scribble.out")
+	n=$(grep -c "ssastripe_request: $dev " "$WORK/trace.txt")
+	[ "${n:-0}" -gt 500 ] || { fail "only ${n:-0} ssastripe_request events"; rc=1; }
+	expect_eq "scribbler runs (one per ssastripe_request event)" "${runs:-}" "$n" || rc=1
+	expect_eq "records whole before the scribble" "${sane:-}" "${runs:-}" || rc=1
+	python3 - "$WORK/trace.txt" "$dev" <<'PY' || rc=1
+import re, sys
+path, dev = sys.argv[1:]
+ids, bad = set(), []
+for line in open(path):
+    m = re.search(r"ssastripe_request: (\d+:\d+) id=(\d+) (\w+) (.*)", line)
+    if not m or m.group(1) != dev:
+        continue
+    f = dict(kv.split("=") for kv in m.group(4).split() if "=" in kv)
+    valid, total = (int(x) for x in f["children"].split("/"))
+    if m.group(2) in ids or f["status"] != "0" or not 1 <= valid <= total \
+            or int(f["resp_ns"]) <= 0 or m.group(3) not in ("read", "write"):
+        bad.append(line.strip())
+    ids.add(m.group(2))
+print(f"# {len(ids)} ssastripe_request events, {len(bad)} bad")
+if bad:
+    sys.exit("FAIL: " + "\n".join(bad[:5]))
+PY
+	vol_remove ssat-s
+	return $rc
+}
+
 register ssatrace_record_csv ssatrace_record csv
 register ssatrace_record_json ssatrace_record json
 register ssatrace_hist ssatrace_hist
@@ -496,3 +563,5 @@ register ssatrace_truncated ssatrace_truncated
 register ssatrace_inflight ssatrace_inflight
 register ssatrace_unload ssatrace_unload
 register ssatrace_member_error ssatrace_member_error
+register record_scribbled_stripe record_scribbled stripe
+register record_scribbled_raid5 record_scribbled raid5

@@ -51,7 +51,7 @@ static struct env {
 	long buffer_kib;
 } env = { .op = -1, .interval = 0 };
 
-const char *argp_program_version = "ssatrace 1.2";
+const char *argp_program_version = "ssatrace 1.3";
 static const char doc[] =
 "Follow dm-ssastripe requests from fork to join.\n"
 "\n"
@@ -563,7 +563,7 @@ int main(int argc, char **argv)
 	err = ssatrace_bpf__attach(skel);
 	if (err) {
 		fprintf(stderr, "ssatrace: cannot attach to the ssastripe tracepoints "
-			"(is dm-ssastripe 1.6.0 or later loaded%s?): %s\n",
+			"(is dm-ssastripe 1.7.0 or later loaded%s?): %s\n",
 			env.disk ? ", and an ssadisk" : "", strerror(-err));
 		goto cleanup;
 	}
