@@ -72,12 +72,12 @@ static inline u64 ssa_trace_bsector(struct ssa_ctx *sc, struct ssa_cstate *cs)
 
 /*
  * Request records (ssastripe_request, ssastripe_record): while either
- * event is enabled, a request that forks gets a record (allocated then, so that untraced
- * requests carry nothing; a request ssa_map_fast() remaps has one in its
- * per-bio data instead), its children write their times into their own
- * slots, and the join hands the record to the event and releases it.  The
- * join reads the slots after the last child's reference is dropped, so no
- * lock is needed, and hands the record to ssastripe_record last.
+ * event is enabled, a request that forks gets a record (allocated then, so
+ * that untraced requests carry nothing; a request ssa_map_fast() remaps
+ * has one in its per-bio data instead), its children write their times
+ * into their own slots, and the join hands the record to the events,
+ * ssastripe_record last, and releases it.  The join reads the slots after
+ * the last child's reference is dropped, so no lock is needed.
  */
 static inline bool ssa_io_traced(const struct ssa_io *io)
 {
@@ -1041,11 +1041,11 @@ static __always_inline void ssa_trace_rec1_start(struct ssa_ctx *sc,
 
 /*
  * The completion of a request with a per-bio record, when nothing but
- * its two record events follow it (no slot held, no child complete or join
- * event): the general path's steps for it, in one place and in the same
- * order (__ssa_child_done_held(), ssa_trace_rec_finish()).  Calling those
- * two instead costs some 60 instructions a request, the whole general
- * path some 75 (bench/README.md, 2026-11-26 later).  @bio is the
+ * its two record events follow it (no slot held, no child complete or
+ * join event): the general path's steps for it, in one place and in the
+ * same order (__ssa_child_done_held(), ssa_trace_rec_finish()).  Calling
+ * those two instead costs some 60 instructions a request, the whole
+ * general path some 75 (bench/README.md, 2026-11-26 later).  @bio is the
  * request's clone.
  */
 static noinline void ssa_end_io_rec1(struct ssa_ctx *sc, struct bio *bio,
@@ -1104,9 +1104,10 @@ static inline int ssa_fast_tag(struct bio *bio)
  *
  * With no completion event enabled either (child complete, join,
  * ssastripe_request, ssastripe_record), nothing about the request is kept
- * but the tag above.  Otherwise its per-bio state is what ssa_end_io() reads of a
- * remapped request (io->remapped, io->cs, io->rec), and unless it has a
- * record its id is drawn only if an event at its completion needs it.
+ * but the tag above.  Otherwise its per-bio state is what ssa_end_io()
+ * reads of a remapped request (io->remapped, io->cs, io->rec), and unless
+ * it has a record its id is drawn only if an event at its completion
+ * needs it.
  * Anything else is left to ssa_map_general().
  */
 static __always_inline bool ssa_map_fast(struct ssa_ctx *sc, struct bio *bio,

@@ -215,8 +215,8 @@ TRACE_EVENT_FN(ssastripe_request,
  * helper call, which costs more than the copy itself) and may copy the
  * children past the first from the same address.  It fires after
  * ssastripe_request, and the module reads nothing of the record after
- * it, so what a program writes there reaches no one.  ftrace and perf get
- * the request's device, id and slots only.
+ * it, so what a program writes there reaches only later probes of this
+ * event.  ftrace and perf get the request's device, id and slots only.
  */
 DECLARE_EVENT_CLASS(ssastripe_record_class,
 	TP_PROTO(union ssa_trace_rec_head *rec),
