@@ -657,14 +657,22 @@ while True:
 	info "vmstat: $(awk 'NR == FNR {a[$1] = $2; next} {printf "%s +%d ", $1, $2 - a[$1]}' \
 		"$WORK/vm0" "$WORK/vm1")"
 	# the pressure was real: the kernel had to reclaim memory while fio ran
-	[ "$(awk 'NR == FNR {a[$1] = $2; next} /^pgscan_(kswapd|direct) / {n += $2 - a[$1]} END {print n + 0}' \
-		"$WORK/vm0" "$WORK/vm1")" -gt 0 ] ||
-		{ fail "no page was reclaimed while fio ran: no memory pressure to test under"; rc=1; }
+	local scanned
+	scanned=$(awk 'NR == FNR {a[$1] = $2; next} /^pgscan_(kswapd|direct) / {n += $2 - a[$1]} END {print n + 0}' \
+		"$WORK/vm0" "$WORK/vm1")
 	t=$SECONDS
 	kill $hog_pid 2>/dev/null; wait $hog_pid 2>/dev/null
 	info "hog ended in $((SECONDS - t)) s"
 	klog_since | grep -E "BUG|WARNING|Oops|allocation failure|invoked oom-killer" && { fail "kernel log"; rc=1; }
 	vol_remove ssat-v
+	# Free memory can stay above the low watermark with MemAvailable at
+	# the spare (seen once: MemFree 98 MiB, MemAvailable 33 MiB), and then
+	# nothing wakes reclaim: the checks above passed, but not under the
+	# pressure this test is for.
+	if [ $rc = 0 ] && [ "$scanned" -le 0 ]; then
+		skip "no page was reclaimed while fio ran: the memory pressure did not develop"
+		return
+	fi
 	return $rc
 }
 register parity_memory_pressure parity_memory_pressure
