@@ -4,8 +4,10 @@
  * writes over every byte the event lets it write (the request and its
  * first child), so that the kernel suite can check that nothing the module
  * does afterwards depends on them (tests/kernel/t_90_ssatrace.sh,
- * record_scribbled).  Each run also counts itself, and what it read first:
- * the records it saw with a valid id, and with one child slot.
+ * record_scribbled).  Each run also counts itself, and the records that
+ * were whole when it read them (an id, the ABI version, a child slot, a
+ * join no earlier than the fork): a record the cache hands out again
+ * after a scribble must have been filled in anew.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

@@ -529,9 +529,9 @@ record_scribbled() {	# record_scribbled LAYOUT
 	[ "${n:-0}" -gt 500 ] || { fail "only ${n:-0} ssastripe_request events"; rc=1; }
 	expect_eq "scribbler runs (one per ssastripe_request event)" "${runs:-}" "$n" || rc=1
 	expect_eq "records whole before the scribble" "${sane:-}" "${runs:-}" || rc=1
-	python3 - "$WORK/trace.txt" "$dev" <<'PY' || rc=1
+	python3 - "$WORK/trace.txt" "$dev" $((size / 512)) <<'PY' || rc=1
 import re, sys
-path, dev = sys.argv[1:]
+path, dev, sectors = sys.argv[1], sys.argv[2], int(sys.argv[3])
 ids, bad = set(), []
 for line in open(path):
     m = re.search(r"ssastripe_request: (\d+:\d+) id=(\d+) (\w+) (.*)", line)
@@ -539,8 +539,12 @@ for line in open(path):
         continue
     f = dict(kv.split("=") for kv in m.group(4).split() if "=" in kv)
     valid, total = (int(x) for x in f["children"].split("/"))
+    sector, length = int(f["sector"]), int(f["len"])
+    # a record reused after the scribble must have been filled in anew
     if m.group(2) in ids or f["status"] != "0" or not 1 <= valid <= total \
-            or int(f["resp_ns"]) <= 0 or m.group(3) not in ("read", "write"):
+            or int(f["resp_ns"]) <= 0 or m.group(3) not in ("read", "write") \
+            or length <= 0 or sector + length > sectors \
+            or not 0 <= int(f["last"]) < 4:
         bad.append(line.strip())
     ids.add(m.group(2))
 print(f"# {len(ids)} ssastripe_request events, {len(bad)} bad")
