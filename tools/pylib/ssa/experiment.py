@@ -1,0 +1,871 @@
+"""The experiment lab: the seeds' tables and figures from kernel measurements.
+
+An experiment is a short declarative spec (TOML, ``experiments/NAME.toml``):
+the volume (layout, members, chunk, options), the emulated disk under each
+member (an ``ssadisk`` preset and overrides), the workload (``ssaload``
+open or closed loop, or an fio job), the points to measure (a sweep, and
+optionally named series), the model to set beside each point, the figure
+to draw and what ``--quick`` asserts.  Documentation/experiments.rst
+describes the format; this module is its pure part:
+
+* ``load_spec`` / ``catalogue``: read and validate specs;
+* ``expand``: the points of a spec (series x sweep), every parameter
+  resolved;
+* ``volume_tables`` / ``ssaload_args``: what the executor (``ssa.labrun``)
+  creates and runs for a point;
+* ``analyse_point``: the measured means with batch-means intervals from a
+  point's ``ssatrace`` records, cut to the generator's measured window;
+* ``model_point``: the model's values for a point;
+* ``report`` / ``plot``: ``results.json``, ``report.md`` and the PNGs.
+
+Units: seconds and bytes inside; the spec uses KB (1024 bytes) for chunks
+and MB (2^20 bytes) for member sizes, as dmsetup users think of them.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import itertools
+import json
+import math
+import os
+import tomllib
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import array, compare, disk, raid5
+
+KB = 1024
+MB = 1024 * 1024
+SECTOR = 512
+
+LAYOUTS = ("stripe", "mirror", "raid5", "pstripe")
+MODELS = ("raid5", "pstripe", "array", "none")
+GENERATORS = ("ssaload", "fio")
+MODES = ("open", "closed")
+CLOCKS = ("icount", "tcg", "native")
+
+# The ssadisk presets' numbers (Documentation/ssadisk.rst), as the models
+# take them: seconds.  Only what the seed-002 model needs for ct1992.
+PRESET_DISKS = {
+    "ct1992": {"cylinders": 1200, "seek_a": 3e-3, "seek_b": 0.5e-3,
+               "rmax": 60.0 / 3600, "alpha": 1.3e-3, "p_seq": 0.0, "block": 4096},
+}
+
+_TOP_KEYS = {"title", "seed", "figure", "about", "volume", "disk", "workload", "sweep",
+             "series", "quick", "model", "plot", "check"}
+_VOLUME_KEYS = {"layout", "members", "chunk_kb", "member_mb", "options", "copies"}
+_WORKLOAD_KEYS = {"generator", "mode", "rate", "mpl", "think_ms", "think_dist", "p_read",
+                  "sizes", "block", "pattern", "requests", "warmup", "skew", "align",
+                  "offset_shift", "arrivals", "job", "runtime_s", "max_outstanding"}
+_MODEL_KEYS = {"kind", "sync", "bounds", "sizes", "skew", "balance", "coalescing",
+               "request_kb", "cpu_delay_ms"}
+_PLOT_KEYS = {"x", "y", "xlabel", "ylabel", "title", "logx", "by"}
+_CHECK_KEYS = {"tolerance", "metrics", "max_utilization"}
+
+
+class SpecError(ValueError):
+    """A spec that cannot be run; the message names the file and key."""
+
+
+# -- specs -----------------------------------------------------------------------
+
+def spec_dir() -> str:
+    """experiments/ at the top of the checkout."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.normpath(os.path.join(here, "..", "..", "..", "experiments"))
+
+
+def load_spec(path: str) -> dict:
+    """Read and validate one spec; its name is the file's stem."""
+    name = os.path.splitext(os.path.basename(path))[0]
+    try:
+        with open(path, "rb") as f:
+            spec = tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{path}: not valid TOML: {e}") from None
+    spec["name"] = name
+    validate(spec, path)
+    return spec
+
+
+def catalogue(directory: str | None = None) -> dict[str, dict]:
+    """Every spec in ``directory`` (default experiments/), by name."""
+    directory = directory or spec_dir()
+    out = {}
+    for fn in sorted(os.listdir(directory)):
+        if fn.endswith(".toml"):
+            s = load_spec(os.path.join(directory, fn))
+            out[s["name"]] = s
+    return out
+
+
+def _unknown(where: str, got: dict, allowed: set, path: str) -> None:
+    extra = sorted(set(got) - allowed)
+    if extra:
+        raise SpecError(f"{path}: [{where}] has unknown key(s) {', '.join(extra)}; "
+                        f"known: {', '.join(sorted(allowed))}")
+
+
+def _sweep_key_ok(key: str) -> bool:
+    sect, _, k = key.rpartition(".")
+    if sect == "":
+        return key in _WORKLOAD_KEYS
+    if sect == "volume":
+        return k in _VOLUME_KEYS
+    if sect == "disk":
+        return True
+    if sect == "model":
+        return k in _MODEL_KEYS
+    return False
+
+
+def validate(spec: dict, path: str = "<spec>") -> None:
+    """Raise SpecError with the file and key when the spec cannot run."""
+    _unknown("top level", spec, _TOP_KEYS | {"name"}, path)
+    for key in ("title", "seed", "figure", "volume", "workload", "sweep", "model", "plot"):
+        if key not in spec:
+            raise SpecError(f"{path}: missing [{key}]" if key in
+                            ("volume", "workload", "sweep", "model", "plot")
+                            else f"{path}: missing {key} = ...")
+    vol, wl = spec["volume"], spec["workload"]
+    _unknown("volume", vol, _VOLUME_KEYS, path)
+    _unknown("workload", wl, _WORKLOAD_KEYS, path)
+    _unknown("model", spec["model"], _MODEL_KEYS, path)
+    _unknown("plot", spec["plot"], _PLOT_KEYS, path)
+    _unknown("check", spec.get("check", {}), _CHECK_KEYS, path)
+    for sect in ("sweep", "quick"):
+        for k in spec.get(sect, {}):
+            if sect == "quick" and k in _WORKLOAD_KEYS:
+                continue
+            if not _sweep_key_ok(k):
+                raise SpecError(f"{path}: [{sect}] key {k!r} is not a workload key nor "
+                                "volume.KEY / disk.KEY / model.KEY")
+    for k, v in spec["sweep"].items():
+        if not isinstance(v, list) or not v:
+            raise SpecError(f"{path}: [sweep] {k} must be a non-empty list")
+    for i, s in enumerate(spec.get("series", [])):
+        if "label" not in s:
+            raise SpecError(f"{path}: [[series]] number {i + 1} has no label")
+        for k in s:
+            if k != "label" and not _sweep_key_ok(k):
+                raise SpecError(f"{path}: [[series]] {s['label']!r}: key {k!r} is not a "
+                                "workload key nor volume.KEY / disk.KEY / model.KEY")
+    # every point must resolve: check them all (cheap)
+    for quick in (False, True):
+        for p in expand(spec, quick, path):
+            _check_point(p, path)
+
+
+def _check_point(p: dict, path: str) -> None:
+    v, w, m = p["volume"], p["workload"], p["model"]
+    where = f"{path}: point {p['id']} ({p['label']})"
+    if v.get("layout") not in LAYOUTS:
+        raise SpecError(f"{where}: volume.layout must be one of {', '.join(LAYOUTS)}")
+    n = v.get("members")
+    if not isinstance(n, int) or n < 1 or n > 64:
+        raise SpecError(f"{where}: volume.members must be 1..64")
+    if v["layout"] in ("raid5", "pstripe") and n < 3:
+        raise SpecError(f"{where}: a parity layout needs 3 or more members")
+    if v["layout"] == "mirror" and n % v.get("copies", 2):
+        raise SpecError(f"{where}: mirror members must be a multiple of copies")
+    ck = v.get("chunk_kb")
+    if not isinstance(ck, (int, float)) or ck <= 0 or (ck * KB) % SECTOR:
+        raise SpecError(f"{where}: volume.chunk_kb must be a positive multiple of 0.5")
+    if w.get("generator", "ssaload") not in GENERATORS:
+        raise SpecError(f"{where}: workload.generator must be ssaload or fio")
+    if w.get("generator", "ssaload") == "ssaload":
+        mode = w.get("mode")
+        if mode not in MODES:
+            raise SpecError(f"{where}: workload.mode must be open or closed")
+        if mode == "open" and not (isinstance(w.get("rate"), (int, float)) and w["rate"] > 0):
+            raise SpecError(f"{where}: an open workload needs rate > 0")
+        if mode == "closed" and not (isinstance(w.get("mpl"), int) and w["mpl"] >= 1):
+            raise SpecError(f"{where}: a closed workload needs mpl >= 1")
+        if not 0 <= w.get("p_read", 1.0) <= 1:
+            raise SpecError(f"{where}: workload.p_read must be in [0, 1]")
+        if not isinstance(w.get("requests"), int) or w["requests"] < 40:
+            raise SpecError(f"{where}: workload.requests must be at least 40 "
+                            "(20 batches of two)")
+    elif "job" not in w:
+        raise SpecError(f"{where}: an fio workload needs workload.job (a job file)")
+    if m.get("kind", "none") not in MODELS:
+        raise SpecError(f"{where}: model.kind must be one of {', '.join(MODELS)}")
+    if m.get("kind") in ("raid5", "pstripe"):
+        if v["layout"] not in ("raid5", "pstripe"):
+            raise SpecError(f"{where}: model {m['kind']} needs a raid5 or pstripe volume")
+        if p["disk"].get("preset") not in PRESET_DISKS:
+            raise SpecError(f"{where}: model {m['kind']} needs members with an ssadisk "
+                            f"preset it knows ({', '.join(PRESET_DISKS)})")
+
+
+def _set(point: dict, key: str, value: Any) -> None:
+    sect, _, k = key.rpartition(".")
+    point[sect or "workload"][k] = value
+
+
+def expand(spec: dict, quick: bool = False, path: str = "<spec>") -> list[dict]:
+    """The points of a spec: each series (or the spec alone) crossed with
+    the sweep.  With ``quick`` the [quick] table overrides sweep lists and
+    workload scalars.  Every point holds fully resolved volume, disk,
+    workload and model tables, its label and its sweep parameters."""
+    sweep = dict(spec["sweep"])
+    scalars: dict = {}
+    if quick:
+        for k, v in spec.get("quick", {}).items():
+            if k in sweep:
+                sweep[k] = v if isinstance(v, list) else [v]
+            else:
+                scalars[k] = v
+    series = spec.get("series") or [{"label": ""}]
+    keys = list(sweep)
+    points = []
+    for s in series:
+        for values in itertools.product(*(sweep[k] for k in keys)):
+            p = {"volume": copy.deepcopy(spec["volume"]), "disk": copy.deepcopy(spec.get("disk", {})),
+                 "workload": copy.deepcopy(spec["workload"]),
+                 "model": copy.deepcopy(spec["model"])}
+            for k, v in s.items():
+                if k != "label":
+                    _set(p, k, v)
+            params = dict(zip(keys, values))
+            for k, v in params.items():
+                _set(p, k, v)
+            for k, v in scalars.items():
+                _set(p, k, v)
+            p["label"] = s["label"]
+            p["params"] = {k.rpartition(".")[2]: v for k, v in params.items()}
+            p["id"] = f"p{len(points):02d}"
+            points.append(p)
+    return points
+
+
+# -- what a point creates and runs --------------------------------------------------
+
+def member_sectors(vol: dict) -> int:
+    return int(vol.get("member_mb", 16) * MB // SECTOR)
+
+
+def volume_length(vol: dict) -> int:
+    """The volume's length in sectors: all that the members hold, rounded
+    to what the layout's table accepts (Documentation/ssastripe.rst,
+    mirror.rst, parity.rst)."""
+    n, chunk = vol["members"], int(vol["chunk_kb"] * KB // SECTOR)
+    per = member_sectors(vol)
+    lay = vol["layout"]
+    if lay == "stripe":
+        return per // chunk * chunk * n
+    if lay == "mirror":
+        k = vol.get("copies", 2)
+        return per // chunk * chunk * (n // k)
+    rows = per // chunk
+    if lay == "pstripe":
+        rows -= rows % n
+    return rows * chunk * (n - 1)
+
+
+def _disk_args(d: dict) -> list[str]:
+    args = []
+    if "preset" in d:
+        args += ["preset", str(d["preset"])]
+    for k, v in d.items():
+        if k != "preset":
+            args += [k, str(v)]
+    return args
+
+
+def volume_tables(point: dict, backing: list[str], prefix: str = "lab") -> list[tuple[str, str]]:
+    """(name, table) of every device a point creates, in creation order:
+    an ssadisk over each backing device when the point has a [disk], then
+    the volume ``PREFIX-vol``."""
+    vol, d = point["volume"], point["disk"]
+    n = vol["members"]
+    if len(backing) < n:
+        raise ValueError(f"{n} members need {n} backing devices, have {len(backing)}")
+    per = member_sectors(vol)
+    out, members = [], []
+    for i in range(n):
+        if d:
+            a = _disk_args(d)
+            out.append((f"{prefix}-d{i}", f"0 {per} ssadisk {backing[i]} 0 {len(a)} {' '.join(a)}"))
+            members.append(f"/dev/mapper/{prefix}-d{i}")
+        else:
+            members.append(backing[i])
+    chunk = int(vol["chunk_kb"] * KB // SECTOR)
+    opts: list[str] = []
+    if vol["layout"] == "mirror" and "copies" in vol:
+        opts += ["copies", str(vol["copies"])]
+    for o in vol.get("options", []):
+        opts += o.split()
+    table = (f"0 {volume_length(vol)} ssastripe {vol['layout']} {chunk} {n} "
+             + " ".join(f"{m} 0" for m in members))
+    if opts:
+        table += f" {len(opts)} " + " ".join(opts)
+    out.append((f"{prefix}-vol", table))
+    return out
+
+
+def zone_weights(point: dict) -> list[float] | None:
+    """Skewed access (seed 002, eq. 26): the i-th member's data area gets
+    i^s / sum j^s of the requests.  Only parity striping keeps a member's
+    data in one area, so only there does skew mean anything."""
+    s = point["workload"].get("skew", 0)
+    if not s:
+        return None
+    n = point["volume"]["members"]
+    w = np.arange(1, n + 1, dtype=float) ** s
+    return [float(x) for x in w / w.sum()]
+
+
+def ssaload_args(point: dict, device: str, records: str, summary: str,
+                 seed: int = 1) -> list[str]:
+    """The ssaload command line of a point (Documentation/ssaload.rst)."""
+    w = point["workload"]
+    a = [device]
+    if w["mode"] == "open":
+        a += ["--open", repr(float(w["rate"]))]
+        if "arrivals" in w:
+            a += ["--arrivals", w["arrivals"]]
+        a += ["--max-outstanding", str(w.get("max_outstanding", 1024))]
+    else:
+        a += ["--closed", str(w["mpl"]), "--think", repr(float(w.get("think_ms", 0)))]
+        if "think_dist" in w:
+            a += ["--think-dist", w["think_dist"]]
+    a += ["--requests", str(w["requests"]), "--warmup", str(w.get("warmup", 0)),
+          "--read-frac", repr(float(w.get("p_read", 1.0))),
+          "--block", str(w.get("block", 4096)), "--sizes", str(w.get("sizes", "fixed:1")),
+          "--pattern", w.get("pattern", "random"), "--seed", str(seed),
+          "--records", records, "--summary", summary]
+    if "align" in w:
+        a += ["--align", str(w["align"])]
+    if "offset_shift" in w:
+        a += ["--offset-shift", str(w["offset_shift"])]
+    zw = zone_weights(point)
+    if zw:
+        a += ["--zones", ",".join(f"{x:.6g}" for x in zw)]
+    return a
+
+
+def plan(spec: dict, quick: bool, clock: str, outdir: str, prefix: str = "lab") -> dict:
+    """What the executor needs, worked out here so that the guest runs
+    nothing but the standard library: per point, the device tables in
+    creation order and the workload's command (paths under ``outdir``,
+    the experiment's directory, which the guest sees at the same path)."""
+    pts = expand(spec, quick)
+    nmax = max(p["volume"]["members"] for p in pts)
+    mb = max(p["volume"].get("member_mb", 16) for p in pts)
+    backing = [f"/dev/ram{i}" for i in range(nmax)]
+    for i, p in enumerate(pts):
+        pdir = os.path.join(outdir, p["id"])
+        p["devices"] = volume_tables(p, backing, prefix)
+        if p["workload"].get("generator", "ssaload") == "ssaload":
+            p["command"] = ssaload_args(p, f"/dev/mapper/{prefix}-vol",
+                                        os.path.join(pdir, "records.csv"),
+                                        os.path.join(pdir, "summary.json"), seed=1 + i)
+    return {"experiment": spec["name"], "dir": os.path.abspath(outdir), "quick": quick,
+            "clock": clock, "ramdisks": nmax, "ramdisk_mb": mb, "points": pts}
+
+
+# -- analysis -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Window:
+    start: int          # ns, first measured submission
+    end: int            # ns, last measured completion
+    issued: int
+    reads: int
+    writes: int
+
+
+def generator_window(records_csv: str) -> Window:
+    """The measured part of a run from ssaload's own records."""
+    sub, comp, reads, writes = [], [], 0, 0
+    with open(records_csv, encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            sub.append(int(row["submit_ns"]))
+            comp.append(int(row["complete_ns"]))
+            if row["op"] == "read":
+                reads += 1
+            elif row["op"] == "write":
+                writes += 1
+    if not sub:
+        raise ValueError(f"{records_csv}: no measured requests")
+    return Window(min(sub), max(comp), len(sub), reads, writes)
+
+
+def measured(recs: list, batches: int = 20) -> dict:
+    """Mean response (fork -> join) per op and overall, each with a 95 %
+    batch-means half-width, and the arrival statistics of the forks."""
+    recs = sorted(recs, key=lambda r: r.fork)
+    out: dict = {"requests": len(recs)}
+    for key, sel in (("read", "read"), ("write", "write"), ("overall", None)):
+        z = np.array([r.response for r in recs if sel is None or r.op == sel])
+        out[f"{key}_n"] = int(len(z))
+        if len(z) >= 2 * batches:
+            m, h = compare.batch_means(z, batches)
+        elif len(z):
+            m, h = float(z.mean()), math.nan
+        else:
+            m, h = math.nan, math.nan
+        out[f"{key}_s"], out[f"{key}_ci_s"] = m, h
+    forks = np.array([r.fork for r in recs], dtype=float)
+    span = (forks[-1] - forks[0]) * 1e-9 if len(forks) > 1 else math.nan
+    out["rate"] = (len(recs) - 1) / span if span and span > 0 else math.nan
+    ia = np.diff(forks)
+    out["arrival_cv2"] = float(ia.var() / ia.mean() ** 2) if len(ia) > 1 and ia.mean() > 0 \
+        else math.nan
+    est = compare.estimate(recs, batches) if len(recs) >= 2 * batches else None
+    out["utilization_max"] = max(est.utilization.values()) if est and est.utilization \
+        else math.nan
+    out["p_read"] = out["read_n"] / len(recs) if recs else math.nan
+    return out
+
+
+def _load_filtered(trace: str, comm: str | None, win: Window | None) -> tuple[list, dict]:
+    recs = compare.load(trace)
+    dropped: dict = {}
+    keep = []
+    comms = _comms(trace)
+    for r, c in zip(recs, comms):
+        if comm and c != comm:
+            dropped[c] = dropped.get(c, 0) + 1
+        elif win and not (win.start <= r.fork <= win.end):
+            dropped["(outside the measured window)"] = \
+                dropped.get("(outside the measured window)", 0) + 1
+        else:
+            keep.append(r)
+    return keep, dropped
+
+
+def _comms(trace: str) -> list[str]:
+    """The comm column of the successful requests, in compare.load's order."""
+    out = []
+    with open(trace, encoding="utf-8") as f:
+        lines = [ln for ln in f if ln.strip() and not ln.startswith("#")]
+    if lines and lines[0].lstrip().startswith("{"):
+        for ln in lines:
+            j = json.loads(ln)
+            if j.get("status", 0) == 0 and j["children"]:
+                out.append(j.get("comm", ""))
+        return out
+    for row in csv.DictReader(lines):
+        if int(row["status"]) == 0 and row["children"]:
+            out.append(row["comm"])
+    return out
+
+
+def analyse_point(pdir: str, batches: int = 20) -> dict:
+    """Measured values of one executed point directory (see ssa.labrun)."""
+    with open(os.path.join(pdir, "point.json"), encoding="utf-8") as f:
+        done = json.load(f)
+    out: dict = {"status": done.get("status", "failed"), "notes": list(done.get("notes", []))}
+    if done.get("generator") == "fio":
+        out.update(done.get("fio", {}))
+    trace = os.path.join(pdir, "trace.csv")
+    if not os.path.exists(trace):
+        out["notes"].append("no ssatrace records")
+        return out
+    win = None
+    gen = os.path.join(pdir, "records.csv")
+    if os.path.exists(gen) and os.path.getsize(gen) > 0:
+        try:
+            win = generator_window(gen)
+        except ValueError as e:
+            out["notes"].append(str(e))
+    comm = done.get("comm")
+    recs, dropped = _load_filtered(trace, comm, win)
+    if dropped:
+        out["dropped"] = dropped
+    if len(recs) < 2:
+        out["notes"].append("fewer than two traced requests in the measured window")
+        out["status"] = "failed"
+        return out
+    out.update(measured(recs, batches))
+    if win:
+        out["issued"] = win.issued
+        if win.issued != len(recs):
+            out["notes"].append(f"trace holds {len(recs)} requests in the window, "
+                                f"the generator issued {win.issued}")
+    summ = os.path.join(pdir, "summary.json")
+    if os.path.exists(summ):
+        with open(summ, encoding="utf-8") as f:
+            s = json.load(f)
+        out["generator"] = {k: s.get(k) for k in
+                            ("rate", "arrival_cv2", "submit_late_mean_s", "submit_late_max_s",
+                             "outrun") if k in s}
+    return out
+
+
+# -- models -------------------------------------------------------------------------
+
+def seed_disk(point: dict) -> disk.Disk:
+    """The seed-002 disk the point's ssadisks emulate (preset + overrides)."""
+    d = point["disk"]
+    base = dict(PRESET_DISKS[d["preset"]])
+    scale = float(d.get("time_scale", 1))
+    p_seq = float(d.get("p_seq", base["p_seq"]))
+    return disk.Disk(cylinders=int(d.get("cylinders", base["cylinders"])),
+                     seek_a=base["seek_a"] * scale, seek_b=base["seek_b"] * scale,
+                     rmax=base["rmax"] * scale, alpha=base["alpha"] * scale, p_seq=p_seq)
+
+
+def _sizes_pmf(spec: str, ws: int) -> np.ndarray:
+    """ssaload's --sizes in the model's terms, P{B = k} for k = 1..ws."""
+    kind, *a = spec.split(":")
+    if kind == "fixed":
+        k = int(a[0])
+        if not 1 <= k <= ws:
+            raise ValueError(f"sizes {spec}: the model takes 1..{ws} blocks")
+        pmf = np.zeros(ws)
+        pmf[k - 1] = 1.0
+        return pmf
+    if kind == "uniform":
+        if int(a[0]) != ws:
+            raise ValueError(f"sizes {spec}: the model's uniform law is over 1..{ws}")
+        return raid5.sizes_uniform(ws)
+    if kind == "qgeo":
+        if int(a[2]) != ws:
+            raise ValueError(f"sizes {spec}: the model's law is truncated at {ws}")
+        return raid5.sizes_qgeo(ws, float(a[0]), float(a[1]))
+    raise ValueError(f"sizes {spec}: unknown law")
+
+
+def model_point(point: dict) -> dict:
+    """The model's values for a point, keyed by variant (``lb``, ``ub``,
+    ``simple``, ``as``, or ``model`` for a single one)."""
+    m, w, v = point["model"], point["workload"], point["volume"]
+    kind = m.get("kind", "none")
+    if kind == "none":
+        return {}
+    if kind in ("raid5", "pstripe"):
+        d = seed_disk(point)
+        ws = v["members"] - 1
+        pmf = _sizes_pmf(w.get("sizes", "fixed:1"), ws)
+        arr = raid5.Array(d, v["members"], float(w.get("p_read", 1.0)), sizes=pmf,
+                          skew=float(w.get("skew", 0)))
+        fn = raid5.raid5 if kind == "raid5" else raid5.pstripe
+        sync = m.get("sync", "bs")
+        bounds = m.get("bounds", ["lb"] if arr.single else ["simple"])
+        if sync == "as":
+            bounds = ["lb"]
+        out = {}
+        for b in bounds:
+            r = fn(arr, float(w["rate"]), sync, b)
+            out["as" if sync == "as" else b] = {"read_s": r.read, "write_s": r.write,
+                                                 "overall_s": r.overall,
+                                                 "utilization": r.utilization}
+        return out
+    if kind == "array":
+        cfg = array.ArrayConfig(
+            disks=v["members"], stripe_unit=int(v["chunk_kb"] * KB),
+            mirrored=v["layout"] == "mirror",
+            coalescing=m.get("coalescing", "on") == "on",
+            balance=m.get("balance", "transfer"))
+        size = float(m.get("request_kb", 0) or 0) * KB or \
+            int(w.get("sizes", "fixed:1").split(":")[1]) * w.get("block", 4096)
+        mpl = int(w["mpl"])
+        op = "read" if w.get("p_read", 1.0) >= 1 else "write"
+        fn = array.reads if op == "read" else array.writes
+        pts = fn(cfg, size, mpl, float(w.get("think_ms", 0)) / 1e3,
+                 w.get("pattern", "random") == "seq")
+        last = pts[-1]
+        key = f"{op}_s"
+        return {"model": {key: last.response, "throughput": last.throughput}}
+    raise ValueError(f"model {kind}: unknown")
+
+
+def main_model(models: dict) -> dict:
+    """The variant a point's error is reported against: lb, as, simple or
+    the single one."""
+    for k in ("lb", "as", "simple", "model"):
+        if k in models:
+            return models[k]
+    return next(iter(models.values()), {})
+
+
+def rel_error(meas: float, model: float) -> float:
+    if not (meas == meas and model == model) or model == 0:
+        return math.nan
+    return (meas - model) / model
+
+
+def point_result(point: dict, meas: dict) -> dict:
+    """One entry of results.json's ``points``."""
+    r = {"id": point["id"], "label": point["label"], **point["params"],
+         "layout": point["volume"]["layout"]}
+    w = point["workload"]
+    for k in ("rate", "mpl", "p_read", "think_ms", "sizes", "skew"):
+        if k in w and k not in r:
+            r[k] = w[k]
+    r.update(meas)
+    try:
+        models = model_point(point)
+    except ValueError as e:
+        models = {}
+        r.setdefault("notes", []).append(f"model: {e}")
+    r["model"] = models
+    mm = main_model(models)
+    for k in ("read_s", "write_s", "overall_s"):
+        if k in mm:
+            r[f"model_{k}"] = mm[k]
+            r[f"error_{k[:-2]}"] = rel_error(r.get(k, math.nan), mm[k])
+    return r
+
+
+def check_point(spec: dict, res: dict) -> list[str]:
+    """What --quick asserts for a point: measured within the tolerance of
+    the model for each checked metric.  Returns failures (empty: pass)."""
+    chk = spec.get("check", {})
+    tol = chk.get("tolerance")
+    if res.get("status") != "ok":
+        return [f"{res['id']}: status {res.get('status')}: {'; '.join(res.get('notes', []))}"]
+    if tol is None:
+        return []
+    bad = []
+    for metric in chk.get("metrics", ["read", "write"]):
+        e = res.get(f"error_{metric}")
+        if e is None or e != e:
+            if res.get(f"{metric}_n", 0):
+                bad.append(f"{res['id']}: no model value for {metric}")
+            continue
+        if abs(e) > tol:
+            bad.append(f"{res['id']}: {metric} measured {res[f'{metric}_s'] * 1e3:.2f} ms, "
+                       f"model {res[f'model_{metric}_s'] * 1e3:.2f} ms ({e:+.1%}, "
+                       f"allowed ±{tol:.0%})")
+    return bad
+
+
+# -- report -------------------------------------------------------------------------
+
+def _ms(x: Any) -> str:
+    return "-" if x is None or x != x else f"{x * 1e3:.2f}"
+
+
+def report_md(results: dict) -> str:
+    """report.md: what ran, on which clock, and the measured-vs-model table."""
+    lines = [f"# {results['title']}", "",
+             f"Experiment `{results['experiment']}` (seed {results['seed']}, "
+             f"{results['figure']}){' -- quick variant' if results['quick'] else ''}.",
+             "", f"Clock: **{results['clock']}**. Wall time {results.get('wall_s', 0):.0f} s"
+             + (f", guest time {results['guest_s']:.0f} s" if results.get("guest_s") else "")
+             + f". Status: **{results['status']}**.", ""]
+    if results.get("about"):
+        lines += [results["about"].strip(), ""]
+    x = results.get("x", "rate")
+    lines += ["Times in ms; measured = mean fork-to-join response from the ssatrace "
+              "records with its 95 % batch-means half-width; model = the spec's model "
+              "(first variant); err = (measured - model) / model.", "",
+              f"| series | {x} | requests | util | read measured | read model | err | "
+              "write measured | write model | err | status |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for p in results["points"]:
+        def cell(k):
+            m, h = p.get(f"{k}_s"), p.get(f"{k}_ci_s")
+            if m is None or m != m:
+                return "-"
+            return f"{m * 1e3:.2f} ± {h * 1e3:.2f}" if h == h and h is not None else \
+                f"{m * 1e3:.2f}"
+        def err(k):
+            e = p.get(f"error_{k}")
+            return "-" if e is None or e != e else f"{e:+.1%}"
+        u = p.get("utilization_max")
+        lines.append(f"| {p.get('label') or '-'} | {p.get(x, '-')} | {p.get('requests', '-')} | "
+                     f"{'-' if u is None or u != u else f'{u:.3f}'} | {cell('read')} | "
+                     f"{_ms(p.get('model_read_s'))} | {err('read')} | {cell('write')} | "
+                     f"{_ms(p.get('model_write_s'))} | {err('write')} | {p.get('status')} |")
+    notes = [(p["id"], n) for p in results["points"] for n in p.get("notes", [])]
+    if notes or results.get("failures"):
+        lines += ["", "## Notes", ""]
+        lines += [f"- {pid}: {n}" for pid, n in notes]
+        lines += [f"- check: {f}" for f in results.get("failures", [])]
+    if results.get("figures"):
+        lines += ["", "## Figures", ""]
+        lines += [f"![{os.path.basename(f)}]({os.path.basename(f)})" for f in results["figures"]]
+    return "\n".join(lines) + "\n"
+
+
+def plot(spec: dict, results: dict, outdir: str) -> list[str]:
+    """PNGs drawn like the seed's: the plot table's x against each y, one
+    line per series for the model, measured points with their intervals."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    pl = spec["plot"]
+    x = pl.get("x", "rate")
+    files = []
+    pts = [p for p in results["points"] if p.get(x) is not None]
+    if not pts:
+        return files
+    groups: dict = {}
+    for p in pts:
+        key = p.get("label") or ""
+        if pl.get("by"):
+            key = f"{key} {pl['by']}={p.get(pl['by'])}".strip()
+        groups.setdefault(key, []).append(p)
+    for y in pl.get("y", ["read_s", "write_s"]):
+        fig, ax = plt.subplots(figsize=(6.4, 4.4))
+        for i, (lab, g) in enumerate(groups.items()):
+            g = sorted(g, key=lambda p: p[x])
+            col = f"C{i}"
+            xs = [p[x] for p in g]
+            mv = [p.get(y, math.nan) for p in g]
+            ci = [p.get(y.replace("_s", "_ci_s"), 0) or 0 for p in g]
+            ci = [0 if c != c else c for c in ci]
+            name = f"{lab} " if lab else ""
+            ax.errorbar(xs, mv, yerr=ci, fmt="o", color=col, capsize=3,
+                        label=f"{name}measured (95 % CI)")
+            variants = sorted({k for p in g for k in p.get("model", {})})
+            for j, var in enumerate(variants):
+                ys = [p["model"].get(var, {}).get(y, math.nan) for p in g]
+                if all(v != v for v in ys):
+                    continue
+                ax.plot(xs, ys, ["-", "--", ":", "-."][j % 4], color=col,
+                        label=f"{name}model {var}" if var != "model" else f"{name}model")
+        ax.set_xlabel(pl.get("xlabel", x))
+        ax.set_ylabel(pl.get("ylabel", y))
+        if pl.get("logx"):
+            ax.set_xscale("log", base=2)
+        ax.set_title(f"{pl.get('title', spec['title'])}\n{y} ({results['clock']} clock)",
+                     fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fn = os.path.join(outdir, f"{spec['name']}-{y.replace('_s', '')}.png")
+        fig.savefig(fn, dpi=110)
+        plt.close(fig)
+        files.append(fn)
+    return files
+
+
+def nan_to_none(o):
+    if isinstance(o, float) and o != o:
+        return None
+    if isinstance(o, dict):
+        return {k: nan_to_none(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [nan_to_none(v) for v in o]
+    if isinstance(o, np.generic):
+        return nan_to_none(o.item())
+    return o
+
+
+def summarise(spec: dict, outdir: str, quick: bool, clock: str, wall_s: float = 0.0,
+              batches: int = 20) -> dict:
+    """Analyse every point directory under ``outdir`` (what ran of the
+    plan; points that did not run are reported as such), run the models,
+    write results.json, report.md and the PNGs.  Returns the results."""
+    pts = expand(spec, quick)
+    res_pts, failures = [], []
+    guest = _read_json(os.path.join(outdir, "guest.json"))
+    for p in pts:
+        pdir = os.path.join(outdir, p["id"])
+        if not os.path.exists(os.path.join(pdir, "point.json")):
+            meas = {"status": "not run", "notes": ["the point did not run (see run.log)"]}
+        else:
+            try:
+                meas = analyse_point(pdir, batches)
+            except (OSError, ValueError, KeyError) as e:
+                meas = {"status": "failed", "notes": [f"analysis: {e}"]}
+        r = point_result(p, meas)
+        res_pts.append(r)
+        if quick:
+            failures += check_point(spec, r)
+    ok = all(r.get("status") == "ok" for r in res_pts)
+    results = {"experiment": spec["name"], "title": spec["title"], "seed": spec["seed"],
+               "figure": spec["figure"], "about": spec.get("about", ""), "quick": quick,
+               "clock": clock, "wall_s": wall_s, "guest_s": guest.get("guest_s"),
+               "status": "complete" if ok else "incomplete", "x": spec["plot"].get("x", "rate"),
+               "points": res_pts, "failures": failures}
+    try:
+        results["figures"] = plot(spec, results, outdir)
+    except Exception as e:                      # a figure must not lose the numbers
+        results["figures"] = []
+        results["failures"].append(f"plot: {e}")
+    with open(os.path.join(outdir, "results.json"), "w", encoding="utf-8") as f:
+        json.dump(nan_to_none(results), f, indent=1, sort_keys=True)
+    with open(os.path.join(outdir, "report.md"), "w", encoding="utf-8") as f:
+        f.write(report_md(results))
+    return results
+
+
+def _read_json(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+# -- running: host side ---------------------------------------------------------------
+
+def resolve(names: list[str], cat: dict) -> list[str]:
+    """Experiment names as given (``all`` for the catalogue), checked."""
+    if names == ["all"]:
+        return list(cat)
+    unknown = [n for n in names if n not in cat]
+    if unknown:
+        raise SpecError(f"unknown experiment(s) {', '.join(unknown)}; "
+                        f"`ssa experiment list` shows the {len(cat)} there are")
+    return names
+
+
+def vm_command(clock: str, outdir: str) -> list[str]:
+    """tools/vm's command line that runs the executor on ``clock``."""
+    top = os.path.dirname(spec_dir())
+    where = {"icount": ["-i"], "tcg": ["--guest"], "native": ["--native"]}[clock]
+    inner = f"PYTHONPATH=tools/pylib python3 -m ssa.labrun {outdir}"
+    return [os.path.join(top, "tools", "vm"), *where, "-o", outdir, "--", inner]
+
+
+def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | None = None,
+        echo=print) -> list[dict]:
+    """Run experiments in one boot on ``clock`` and summarise each.  One
+    experiment writes into ``out``; several into ``out/NAME``."""
+    import subprocess
+    import time
+    if clock not in CLOCKS:
+        raise SpecError(f"--clock must be one of {', '.join(CLOCKS)}")
+    cat = catalogue()
+    names = resolve(names, cat)
+    out = os.path.abspath(out)
+    os.makedirs(out, exist_ok=True)
+    dirs = {n: out if len(names) == 1 else os.path.join(out, n) for n in names}
+    plans = []
+    for n in names:
+        os.makedirs(dirs[n], exist_ok=True)
+        for old in ("results.json", "report.md"):
+            if os.path.exists(os.path.join(dirs[n], old)):
+                os.remove(os.path.join(dirs[n], old))
+        plans.append(plan(cat[n], quick, clock, dirs[n]))
+    with open(os.path.join(out, "plan.json"), "w", encoding="utf-8") as f:
+        json.dump(plans, f, indent=1)
+    cmd = vm_command(clock, out)
+    echo(f"ssa experiment: {', '.join(names)} ({sum(len(p['points']) for p in plans)} points, "
+         f"{'quick, ' if quick else ''}{clock} clock); log: {os.path.join(out, 'run.log')}")
+    t0 = time.monotonic()
+    rc = None
+    with open(os.path.join(out, "run.log"), "w", encoding="utf-8") as logf:
+        try:
+            p = subprocess.run(cmd, stdout=logf, stderr=subprocess.STDOUT, timeout=timeout,
+                               start_new_session=True)
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            logf.write(f"\nssa experiment: stopped after {timeout:.0f} s\n")
+            rc = "timeout"
+    wall = time.monotonic() - t0
+    results = []
+    for n in names:
+        r = summarise(cat[n], dirs[n], quick, clock, wall / len(names))
+        if rc not in (0, None):
+            r["failures"].append(f"the {'guest' if clock != 'native' else 'run'} ended "
+                                 f"with status {rc} (see {os.path.join(out, 'run.log')})")
+            with open(os.path.join(dirs[n], "results.json"), "w", encoding="utf-8") as f:
+                json.dump(nan_to_none(r), f, indent=1, sort_keys=True)
+            with open(os.path.join(dirs[n], "report.md"), "w", encoding="utf-8") as f:
+                f.write(report_md(r))
+        r["dir"] = dirs[n]
+        results.append(r)
+    return results

@@ -1,0 +1,227 @@
+"""The experiment executor: runs a plan's points where the module is loaded.
+
+``python3 -m ssa.labrun OUTDIR`` reads ``OUTDIR/plan.json`` (written by
+``ssa experiment run`` on the host) and, for every point in turn, in one
+boot: loads fresh ramdisks, creates the point's ssadisks and volume, starts
+``ssatrace record`` on the volume, runs the workload, stops the tracer and
+saves the devices' tables and status.  Each point writes its own directory
+``OUTDIR/pNN/`` and finishes with ``point.json``, so a run that dies leaves
+every finished point readable.  Only the standard library: it runs in the
+guest, where time is precious.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+SSATRACE = os.path.join(TOP, "build", "ssatrace", "ssatrace")
+SSALOAD = os.path.join(TOP, "build", "ssaload", "ssaload")
+PREFIX = "lab"
+
+
+def log(msg: str) -> None:
+    print(f"labrun: {msg}", flush=True)
+
+
+def sh(cmd: list[str], check: bool = True, **kw) -> subprocess.CompletedProcess:
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if check and r.returncode:
+        raise RuntimeError(f"{shlex.join(cmd)} failed ({r.returncode}): "
+                           f"{(r.stderr or r.stdout).strip()}")
+    return r
+
+
+def lab_devices() -> list[str]:
+    r = sh(["dmsetup", "ls"], check=False)
+    return [ln.split()[0] for ln in r.stdout.splitlines()
+            if ln.split() and ln.split()[0].startswith(PREFIX + "-")]
+
+
+def teardown() -> None:
+    names = lab_devices()
+    # the volume first, then its members
+    for n in sorted(names, key=lambda n: not n.endswith("-vol")):
+        r = sh(["dmsetup", "remove", n], check=False)
+        if r.returncode:
+            sh(["dmsetup", "remove", "--retry", n], check=False)
+
+
+def fresh_ramdisks(count: int, mb: int) -> list[str]:
+    """Zeroed ramdisks: brd reloaded, so a parity volume created with
+    initial_sync off starts in sync whatever the last point wrote."""
+    sh(["rmmod", "brd"], check=False)
+    sh(["modprobe", "brd", f"rd_nr={count}", f"rd_size={mb * 1024}"])
+    devs = [f"/dev/ram{i}" for i in range(count)]
+    for _ in range(100):
+        if all(os.path.exists(d) for d in devs):
+            return devs
+        time.sleep(0.05)
+    raise RuntimeError(f"brd did not make {count} ramdisks")
+
+
+def start_trace(pdir: str) -> subprocess.Popen:
+    errf = open(os.path.join(pdir, "ssatrace.log"), "w", encoding="utf-8")
+    p = subprocess.Popen([SSATRACE, "record", "-D", f"{PREFIX}-vol", "-o",
+                          os.path.join(pdir, "trace.csv")], stdout=errf, stderr=errf)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with open(os.path.join(pdir, "ssatrace.log"), encoding="utf-8") as f:
+            if "tracing" in f.read():
+                return p
+        if p.poll() is not None:
+            raise RuntimeError(f"ssatrace exited ({p.returncode}); see ssatrace.log")
+        time.sleep(0.05)
+    p.kill()
+    raise RuntimeError("ssatrace did not attach within 60 s")
+
+
+def stop_trace(p: subprocess.Popen) -> int:
+    p.send_signal(signal.SIGINT)
+    try:
+        return p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return p.wait()
+
+
+def run_workload(point: dict, pdir: str) -> tuple[int, str, dict]:
+    """(exit status, comm of the workload's requests, extra point data)."""
+    w = point["workload"]
+    dev = f"/dev/mapper/{PREFIX}-vol"
+    if w.get("generator", "ssaload") == "fio":
+        env = dict(os.environ, DEV=dev)
+        for k, v in w.items():
+            env[k.upper()] = str(v)
+        out = os.path.join(pdir, "fio.json")
+        job = os.path.join(TOP, w["job"])
+        with open(os.path.join(pdir, "workload.log"), "w", encoding="utf-8") as lf:
+            rc = subprocess.run(["fio", "--output-format=json", f"--output={out}", job],
+                                env=env, stdout=lf, stderr=subprocess.STDOUT).returncode
+        extra = {}
+        try:
+            with open(out, encoding="utf-8") as f:
+                jobs = json.load(f)["jobs"]
+            rd = sum(j["read"]["bw_bytes"] for j in jobs)
+            wr = sum(j["write"]["bw_bytes"] for j in jobs)
+            extra["fio"] = {"bandwidth_Bps": rd + wr, "read_bw_Bps": rd, "write_bw_Bps": wr,
+                            "iops": sum(j["read"]["iops"] + j["write"]["iops"] for j in jobs)}
+        except (OSError, ValueError, KeyError) as e:
+            extra["notes"] = [f"fio output unreadable: {e}"]
+        return rc, "fio", extra
+    args = point["command"]
+    with open(os.path.join(pdir, "workload.log"), "w", encoding="utf-8") as lf:
+        lf.write(shlex.join([SSALOAD] + args) + "\n")
+        lf.flush()
+        rc = subprocess.run([SSALOAD] + args, stdout=lf, stderr=subprocess.STDOUT).returncode
+    return rc, "ssaload", {}
+
+
+def save_devices(pdir: str, fn: str) -> None:
+    with open(os.path.join(pdir, fn), "w", encoding="utf-8") as f:
+        for cmd in (["dmsetup", "table"], ["dmsetup", "status"], ["dmsetup", "ls"]):
+            r = sh(cmd, check=False)
+            f.write(f"## {' '.join(cmd)}\n{r.stdout}")
+
+
+def run_point(point: dict, plan: dict, outdir: str) -> dict:
+    pdir = os.path.join(outdir, point["id"])
+    os.makedirs(pdir, exist_ok=True)
+    done = {"id": point["id"], "status": "failed", "notes": [],
+            "generator": point["workload"].get("generator", "ssaload")}
+    t0 = time.monotonic()
+    teardown()
+    backing = fresh_ramdisks(plan["ramdisks"], plan["ramdisk_mb"])
+    if backing != [f"/dev/ram{i}" for i in range(plan["ramdisks"])]:
+        raise RuntimeError(f"unexpected ramdisks {backing}")
+    for name, table in point["devices"]:
+        r = sh(["dmsetup", "create", name, "--table", table], check=False)
+        if r.returncode:
+            raise RuntimeError(f"dmsetup create {name} --table '{table}': "
+                               f"{r.stderr.strip()}; kernel: {dmesg_tail()}")
+    sh(["udevadm", "settle"], check=False)
+    save_devices(pdir, "tables.txt")
+    tracer = start_trace(pdir)
+    try:
+        rc, comm, extra = run_workload(point, pdir)
+    finally:
+        trc = stop_trace(tracer)
+    done.update(extra)
+    done["comm"] = comm
+    done["workload_rc"] = rc
+    done["ssatrace_rc"] = trc
+    if rc == 0:
+        done["status"] = "ok"
+    elif rc == 3:
+        done["status"] = "outrun"
+        done["notes"].append("the arrivals outran the volume (ssaload exit 3): the rate "
+                             "is beyond what it can serve; the point's numbers are partial")
+    else:
+        done["notes"].append(f"the workload exited with status {rc} (workload.log)")
+    if trc != 0:
+        done["notes"].append(f"ssatrace exited with status {trc} (ssatrace.log)")
+    with open(os.path.join(pdir, "ssatrace.log"), encoding="utf-8") as f:
+        tl = f.read()
+    if " 0 lost" not in tl and "lost" in tl:
+        done["notes"].append("ssatrace lost records: " + tl.strip().splitlines()[-1])
+    save_devices(pdir, "status.txt")
+    teardown()
+    done["guest_s"] = time.monotonic() - t0
+    with open(os.path.join(pdir, "point.json"), "w", encoding="utf-8") as f:
+        json.dump(done, f, indent=1)
+    return done
+
+
+def dmesg_tail() -> str:
+    r = sh(["dmesg"], check=False)
+    return " | ".join(r.stdout.strip().splitlines()[-3:])
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python3 -m ssa.labrun OUTDIR (with OUTDIR/plan.json)", file=sys.stderr)
+        return 2
+    outdir = argv[0]
+    with open(os.path.join(outdir, "plan.json"), encoding="utf-8") as f:
+        plans = json.load(f)
+    for tool in (SSATRACE, SSALOAD):
+        if not os.access(tool, os.X_OK):
+            print(f"labrun: {tool} is missing: run make first", file=sys.stderr)
+            return 2
+    t0 = time.monotonic()
+    bad = 0
+    for plan in plans:
+        edir = os.path.join(outdir, plan["experiment"])
+        os.makedirs(edir, exist_ok=True)
+        e0 = time.monotonic()
+        for i, point in enumerate(plan["points"]):
+            log(f"{plan['experiment']} {point['id']} ({i + 1}/{len(plan['points'])}) "
+                f"{point['label']} {point['params']}")
+            try:
+                d = run_point(point, plan, edir)
+            except (RuntimeError, OSError) as e:
+                log(f"{point['id']} failed: {e}")
+                bad += 1
+                teardown()
+                with open(os.path.join(edir, point["id"], "point.json"), "w",
+                          encoding="utf-8") as f:
+                    json.dump({"id": point["id"], "status": "failed", "notes": [str(e)]}, f)
+                continue
+            log(f"{point['id']} {d['status']} in {d['guest_s']:.1f} s of guest time")
+            bad += d["status"] != "ok"
+        with open(os.path.join(edir, "guest.json"), "w", encoding="utf-8") as f:
+            json.dump({"guest_s": time.monotonic() - e0}, f)
+    sh(["rmmod", "brd"], check=False)
+    log(f"done: {sum(len(p['points']) for p in plans)} points, {bad} not ok, "
+        f"{time.monotonic() - t0:.0f} s of guest time")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
