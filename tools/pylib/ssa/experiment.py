@@ -43,7 +43,7 @@ MB = 1024 * 1024
 SECTOR = 512
 
 LAYOUTS = ("stripe", "mirror", "raid5", "pstripe")
-MODELS = ("raid5", "pstripe", "array", "none")
+MODELS = ("raid5", "pstripe", "maxrate", "array", "none")
 GENERATORS = ("ssaload", "fio")
 MODES = ("open", "closed")
 CLOCKS = ("icount", "tcg", "native")
@@ -56,7 +56,7 @@ PRESET_DISKS = {
 }
 
 _TOP_KEYS = {"title", "seed", "figure", "about", "volume", "disk", "workload", "sweep",
-             "series", "quick", "model", "plot", "check"}
+             "series", "quick", "model", "plot", "check", "derive"}
 _VOLUME_KEYS = {"layout", "members", "chunk_kb", "member_mb", "options", "copies"}
 _WORKLOAD_KEYS = {"generator", "mode", "rate", "mpl", "think_ms", "think_dist", "p_read",
                   "sizes", "block", "pattern", "requests", "warmup", "skew", "align",
@@ -65,6 +65,7 @@ _MODEL_KEYS = {"kind", "sync", "bounds", "sizes", "skew", "balance", "coalescing
                "request_kb", "cpu_delay_ms"}
 _PLOT_KEYS = {"x", "y", "xlabel", "ylabel", "title", "logx", "by"}
 _CHECK_KEYS = {"tolerance", "metrics", "max_utilization"}
+_DERIVE_KEYS = {"kind", "group", "over", "metric", "formulas"}
 
 
 class SpecError(ValueError):
@@ -137,6 +138,11 @@ def validate(spec: dict, path: str = "<spec>") -> None:
     _unknown("model", spec["model"], _MODEL_KEYS, path)
     _unknown("plot", spec["plot"], _PLOT_KEYS, path)
     _unknown("check", spec.get("check", {}), _CHECK_KEYS, path)
+    if "derive" in spec:
+        from . import derive
+        _unknown("derive", spec["derive"], _DERIVE_KEYS, path)
+        if spec["derive"].get("kind") not in derive.DERIVERS:
+            raise SpecError(f"{path}: [derive] kind must be one of {', '.join(derive.DERIVERS)}")
     for sect in ("sweep", "quick"):
         for k in spec.get(sect, {}):
             if sect == "quick" and k in _WORKLOAD_KEYS:
@@ -194,7 +200,7 @@ def _check_point(p: dict, path: str) -> None:
         raise SpecError(f"{where}: an fio workload needs workload.job (a job file)")
     if m.get("kind", "none") not in MODELS:
         raise SpecError(f"{where}: model.kind must be one of {', '.join(MODELS)}")
-    if m.get("kind") in ("raid5", "pstripe"):
+    if m.get("kind") in ("raid5", "pstripe", "maxrate"):
         if v["layout"] not in ("raid5", "pstripe"):
             raise SpecError(f"{where}: model {m['kind']} needs a raid5 or pstripe volume")
         if p["disk"].get("preset") not in PRESET_DISKS:
@@ -558,6 +564,14 @@ def model_point(point: dict) -> dict:
                                                  "overall_s": r.overall,
                                                  "utilization": r.utilization}
         return out
+    if kind == "maxrate":
+        d = seed_disk(point)
+        ws = v["members"] - 1
+        arr = raid5.Array(d, v["members"], float(w.get("p_read", 1.0)),
+                          sizes=_sizes_pmf(w.get("sizes", "fixed:1"), ws),
+                          skew=float(w.get("skew", 0)))
+        fn = raid5.maxrate_raid5 if v["layout"] == "raid5" else raid5.maxrate_pstripe
+        return {"model": {"rate": fn(arr)}}
     if kind == "array":
         cfg = array.ArrayConfig(
             disks=v["members"], stripe_unit=int(v["chunk_kb"] * KB),
@@ -681,6 +695,8 @@ def report_md(results: dict) -> str:
         lines += ["", "## Notes", ""]
         lines += [f"- {pid}: {n}" for pid, n in notes]
         lines += [f"- check: {f}" for f in results.get("failures", [])]
+    for d in results.get("derived", {}).get("sections", []):
+        lines += ["", f"## {d['title']}", "", d["markdown"].rstrip()]
     if results.get("figures"):
         lines += ["", "## Figures", ""]
         lines += [f"![{os.path.basename(f)}]({os.path.basename(f)})" for f in results["figures"]]
@@ -779,6 +795,12 @@ def summarise(spec: dict, outdir: str, quick: bool, clock: str, wall_s: float = 
                "clock": clock, "wall_s": wall_s, "guest_s": guest.get("guest_s"),
                "status": "complete" if ok else "incomplete", "x": spec["plot"].get("x", "rate"),
                "points": res_pts, "failures": failures}
+    if spec.get("derive"):
+        try:
+            from . import derive
+            results["derived"] = derive.derive(spec, results, outdir)
+        except Exception as e:                  # keep the measured numbers whatever
+            results["failures"].append(f"derive: {e}")
     try:
         results["figures"] = plot(spec, results, outdir)
     except Exception as e:                      # a figure must not lose the numbers
