@@ -74,3 +74,42 @@ def test_chen_patterson_rejects_bad_input():
         bsu.chen_patterson_bsu(0.01, 1e6, 2, slope=-0.1)
     with pytest.raises(ValueError):
         bsu.chen_patterson_bsu(0.01, 0, 2)
+
+
+# -- seed 000's unit convention ----------------------------------------------------
+#
+# tools/ssa's 10**6-byte MB gives Lee-Katz values 2.4 % below seed 000's at
+# every point.  The seed's 7.9 MB/s is 2**20-byte MB: Table 1's own geometry,
+# 135 sectors of 512 bytes per turn of 2 x 4.17 ms, transfers 7.90 x 2**20 B/s.
+
+SEED_GRID_KB = [8, 32, 128, 512, 1024, 2048, 4096]       # Table 3's request sizes
+
+# The seed convention's column (KB = 1024 bytes, two decimals), by hand:
+# BSU = 2**20 * sqrt(0.01297 * 7.9 * (M - 1) * Q[MiB] / 4) bytes.
+SEED_COLUMN_KB = {
+    2: [14.49, 28.97, 57.94, 115.89, 163.89, 231.78, 327.78],
+    4: [25.09, 50.18, 100.36, 200.72, 283.87, 401.45, 567.73],
+}
+
+
+def test_seed000_disk_rate_is_binary_megabytes():
+    # 135 sectors * 512 bytes per revolution of 2 * 4.17 ms
+    media = 135 * 512 / (2 * 4.17e-3)
+    assert media / bsu.MB_BINARY == pytest.approx(7.9, abs=0.01)
+    assert media / bsu.MB_DECIMAL == pytest.approx(8.29, abs=0.01)
+    assert bsu.SEED000_TRANSFER_BPS == 7.9 * 1048576
+
+
+@pytest.mark.parametrize("mpl", [2, 4])
+def test_seed000_lee_katz_column(mpl):
+    got = [round(bsu.seed000_lee_katz(mpl, q * 1024) / 1024, 2) for q in SEED_GRID_KB]
+    assert got == SEED_COLUMN_KB[mpl]
+
+
+@pytest.mark.parametrize("mpl", [2, 3, 4])
+def test_decimal_megabyte_is_a_constant_2_4_percent_low(mpl):
+    # the same factor at every point: sqrt(2**20 / 10**6) = 1.024 exactly
+    for q in SEED_GRID_KB:
+        seed = bsu.seed000_lee_katz(mpl, q * 1024)
+        dec = bsu.lee_katz_bsu(SSA_POSITIONING_S, 7.9 * bsu.MB_DECIMAL, mpl, q * 1024, 4)
+        assert seed / dec == pytest.approx(1.024, rel=1e-12)

@@ -112,3 +112,23 @@ def test_every_command_has_json():
         out = subprocess.run([sys.executable, SSA, *argv, "--help"], capture_output=True,
                              text=True, check=True).stdout
         assert "--json" in out, argv
+
+
+@pytest.mark.parametrize("mb, kb", [(None, "160.05"), ("1000000", "160.05"),
+                                    ("1048576", "163.89")])
+def test_lee_katz_megabyte_option(capsys, mb, kb):
+    argv = ["bsu", "lee-katz", "--positioning-ms", "12.97", "--transfer-mbps", "7.9",
+            "--mpl", "2", "--request-kb", "1024", "--disks", "4"]
+    assert cli.main(argv + (["--mb", mb] if mb else [])) == 0
+    assert capsys.readouterr().out.startswith(f"lee-katz BSU: {kb} KB")
+
+
+def test_megabyte_option_json_and_choices(capsys):
+    argv = ["bsu", "chen-patterson", "--positioning-ms", "12.97", "--transfer-mbps", "7.9",
+            "--mpl", "4", "--slope", "0.25", "--json"]
+    assert cli.main(argv + ["--mb", "1048576"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["inputs"]["mb_bytes"] == 1048576
+    assert out["bsu_bytes"] == pytest.approx(0.25 * 0.01297 * 7.9 * 2 ** 20 * 3 + 512)
+    with pytest.raises(SystemExit):
+        cli.main(argv + ["--mb", "1024"])

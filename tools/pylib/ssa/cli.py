@@ -19,26 +19,29 @@ MB = 10**6
 KB = 1024
 
 UNITS = ("Units: --positioning-ms is mean seek plus mean rotational latency in "
-         "milliseconds; --transfer-mbps is in MB/s with MB = 10^6 bytes; "
+         "milliseconds; --transfer-mbps is in MB/s with MB = 10^6 bytes (--mb "
+         "1048576: MB = 2^20 bytes, seed 000's convention, which its Lee-Katz "
+         "values follow: 2.4 % above the 10^6 ones); "
          "--request-kb and the printed BSU are in KB = 1024 bytes.")
 
 
 def _bsu_lee_katz(args: argparse.Namespace) -> dict:
-    value = bsu.lee_katz_bsu(args.positioning_ms / 1e3, args.transfer_mbps * MB,
+    value = bsu.lee_katz_bsu(args.positioning_ms / 1e3, args.transfer_mbps * args.mb,
                              args.mpl, args.request_kb * KB, args.disks)
     return {"formula": "lee-katz", "bsu_bytes": value, "bsu_kb": value / KB,
             "inputs": {"positioning_ms": args.positioning_ms,
-                       "transfer_mbps": args.transfer_mbps, "mpl": args.mpl,
-                       "request_kb": args.request_kb, "disks": args.disks}}
+                       "transfer_mbps": args.transfer_mbps, "mb_bytes": args.mb,
+                       "mpl": args.mpl, "request_kb": args.request_kb,
+                       "disks": args.disks}}
 
 
 def _bsu_chen_patterson(args: argparse.Namespace) -> dict:
     value = bsu.chen_patterson_bsu(args.positioning_ms / 1e3,
-                                   args.transfer_mbps * MB, args.mpl, args.slope)
+                                   args.transfer_mbps * args.mb, args.mpl, args.slope)
     return {"formula": "chen-patterson", "bsu_bytes": value, "bsu_kb": value / KB,
             "inputs": {"positioning_ms": args.positioning_ms,
-                       "transfer_mbps": args.transfer_mbps, "mpl": args.mpl,
-                       "slope": args.slope}}
+                       "transfer_mbps": args.transfer_mbps, "mb_bytes": args.mb,
+                       "mpl": args.mpl, "slope": args.slope}}
 
 
 def _disk(args: argparse.Namespace) -> dict:
@@ -232,7 +235,12 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--positioning-ms", type=float, required=True,
                         help="mean positioning time (seek + rotational latency), ms")
     common.add_argument("--transfer-mbps", type=float, required=True,
-                        help="disk transfer rate, MB/s (MB = 10^6 bytes)")
+                        help="disk transfer rate, MB/s (MB = 10^6 bytes; see --mb)")
+    common.add_argument("--mb", type=int, choices=(bsu.MB_DECIMAL, bsu.MB_BINARY),
+                        default=bsu.MB_DECIMAL, metavar="BYTES",
+                        help="bytes in the MB of --transfer-mbps: 1000000 (default, "
+                             "data sheets) or 1048576 (seed 000's 7.9 MB/s, and its "
+                             "Lee-Katz column)")
     common.add_argument("--mpl", type=float, required=True,
                         help="multiprogramming level (outstanding requests)")
     common.add_argument("--json", action="store_true", help="machine-readable output")
