@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 
 import numpy as np
@@ -373,7 +374,80 @@ def build_parser() -> argparse.ArgumentParser:
     pc.add_argument("--disks", type=int, default=4, help="raid5/pstripe: members (N)")
     pc.add_argument("--chunk-kb", type=float, help="raid5/pstripe: the chunk (a block), KB")
     pc.set_defaults(func=_compare)
+
+    _experiment_parser(sub, jsonp)
     return p
+
+
+# -- experiment ---------------------------------------------------------------------
+
+def _experiment_list(args: argparse.Namespace) -> dict:
+    from . import experiment
+    cat = experiment.catalogue()
+    return {"experiments": [{"name": n, "seed": s["seed"], "figure": s["figure"],
+                             "title": s["title"], "points": len(experiment.expand(s)),
+                             "quick_points": len(experiment.expand(s, True))}
+                            for n, s in cat.items()]}
+
+
+def _print_experiment_list(r: dict) -> None:
+    for e in r["experiments"]:
+        print(f"{e['name']:<24} seed {e['seed']} {e['figure']:<14} {e['points']:3d} points "
+              f"({e['quick_points']} quick)  {e['title']}")
+
+
+def _experiment_run(args: argparse.Namespace) -> dict:
+    from . import experiment
+    res = experiment.run(args.names, args.quick, args.clock, args.out, args.timeout,
+                         echo=(lambda m: print(m, file=sys.stderr)))
+    return {"experiments": res}
+
+
+def _print_experiment_run(r: dict) -> None:
+    for e in r["experiments"]:
+        ok = sum(p.get("status") == "ok" for p in e["points"])
+        print(f"{e['experiment']}: {ok}/{len(e['points'])} points ok, {e['status']}; "
+              f"{e['dir']}/report.md")
+        for f in e["failures"]:
+            print(f"  FAIL {f}")
+
+
+def _experiment_report(args: argparse.Namespace) -> dict:
+    from . import experiment
+    with open(os.path.join(args.dir, "plan.json"), encoding="utf-8") as f:
+        plans = json.load(f)
+    cat = experiment.catalogue()
+    res = []
+    for pl in plans:
+        r = experiment.summarise(cat[pl["experiment"]], pl["dir"], pl["quick"], pl["clock"])
+        r["dir"] = pl["dir"]
+        res.append(r)
+    return {"experiments": res}
+
+
+def _experiment_parser(sub, jsonp) -> None:
+    pe = sub.add_parser("experiment", help="the experiment lab: the seeds' tables and figures "
+                        "measured on the kernel (Documentation/experiments.rst)")
+    esub = pe.add_subparsers(dest="action", required=True)
+    el = esub.add_parser("list", parents=[jsonp], help="the catalogue")
+    el.set_defaults(func=_experiment_list)
+    er = esub.add_parser("run", parents=[jsonp], help="run experiments in one boot",
+                         epilog="Writes OUT/results.json, OUT/report.md and PNG figures "
+                                "(OUT/NAME/... for several).  Exit status 1 when a point "
+                                "failed or a --quick check did not hold.")
+    er.add_argument("names", nargs="+", metavar="NAME", help="experiment names, or all")
+    er.add_argument("--quick", action="store_true", help="the short variant (make check)")
+    er.add_argument("--clock", choices=("icount", "tcg", "native"), default="icount",
+                    help="icount (default): a guest on QEMU's instruction clock; tcg: a "
+                         "plain emulated guest; native: this machine's kernel")
+    er.add_argument("--out", required=True, metavar="DIR", help="where the results go")
+    er.add_argument("--timeout", type=float, default=None, metavar="S",
+                    help="stop the guest after S seconds (partial results are kept)")
+    er.set_defaults(func=_experiment_run)
+    ep = esub.add_parser("report", parents=[jsonp],
+                         help="analyse a run's directory again (results, report, figures)")
+    ep.add_argument("dir", metavar="DIR", help="the --out of a run")
+    ep.set_defaults(func=_experiment_report)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -388,11 +462,16 @@ def main(argv: list[str] | None = None) -> int:
                          allow_nan=False))
         return 0
     printer = {"disk": _print_disk, "compare": _print_compare}.get(args.command)
+    if args.command == "experiment":
+        printer = _print_experiment_list if args.action == "list" else _print_experiment_run
     if args.command == "model":
         printer = {"array": _print_array, "maxrate": _print_maxrate}.get(args.model,
                                                                           _print_parity)
     if printer:
         printer(result)
+        if args.command == "experiment" and args.action != "list":
+            return 0 if all(e["status"] == "complete" and not e["failures"]
+                            for e in result["experiments"]) else 1
     else:
         print(f"{result['formula']} BSU: {result['bsu_kb']:.2f} KB "
               f"({result['bsu_bytes']:.0f} bytes)")

@@ -60,7 +60,7 @@ _TOP_KEYS = {"title", "seed", "figure", "about", "volume", "disk", "workload", "
 _VOLUME_KEYS = {"layout", "members", "chunk_kb", "member_mb", "options", "copies"}
 _WORKLOAD_KEYS = {"generator", "mode", "rate", "mpl", "think_ms", "think_dist", "p_read",
                   "sizes", "block", "pattern", "requests", "warmup", "skew", "align",
-                  "offset_shift", "arrivals", "job", "runtime_s", "max_outstanding"}
+                  "offset_shift", "arrivals", "job", "runtime_s", "max_outstanding", "load"}
 _MODEL_KEYS = {"kind", "sync", "bounds", "sizes", "skew", "balance", "coalescing",
                "request_kb", "cpu_delay_ms"}
 _PLOT_KEYS = {"x", "y", "xlabel", "ylabel", "title", "logx", "by"}
@@ -157,6 +157,11 @@ def validate(spec: dict, path: str = "<spec>") -> None:
         if "label" not in s:
             raise SpecError(f"{path}: [[series]] number {i + 1} has no label")
         for k in s:
+            if k.startswith("quick."):
+                if k[6:] not in spec["sweep"] or not isinstance(s[k], list):
+                    raise SpecError(f"{path}: [[series]] {s['label']!r}: {k} must be a list "
+                                    "for a swept key")
+                continue
             if k != "label" and not _sweep_key_ok(k):
                 raise SpecError(f"{path}: [[series]] {s['label']!r}: key {k!r} is not a "
                                 "workload key nor volume.KEY / disk.KEY / model.KEY")
@@ -230,12 +235,20 @@ def expand(spec: dict, quick: bool = False, path: str = "<spec>") -> list[dict]:
     keys = list(sweep)
     points = []
     for s in series:
-        for values in itertools.product(*(sweep[k] for k in keys)):
+        # a series may give its own list for a swept key (its own rates);
+        # under --quick the [quick] list, when there is one, wins
+        lists = {k: (s[k] if isinstance(s.get(k), list) and not (quick and k in
+                                                                  spec.get("quick", {}))
+                     else sweep[k]) for k in keys}
+        for k in keys:
+            if quick and f"quick.{k}" in s:
+                lists[k] = s[f"quick.{k}"]
+        for values in itertools.product(*(lists[k] for k in keys)):
             p = {"volume": copy.deepcopy(spec["volume"]), "disk": copy.deepcopy(spec.get("disk", {})),
                  "workload": copy.deepcopy(spec["workload"]),
                  "model": copy.deepcopy(spec["model"])}
             for k, v in s.items():
-                if k != "label":
+                if k != "label" and not k.startswith("quick.") and k not in lists:
                     _set(p, k, v)
             params = dict(zip(keys, values))
             for k, v in params.items():
@@ -244,9 +257,24 @@ def expand(spec: dict, quick: bool = False, path: str = "<spec>") -> list[dict]:
                 _set(p, k, v)
             p["label"] = s["label"]
             p["params"] = {k.rpartition(".")[2]: v for k, v in params.items()}
+            _resolve_load(p)
             p["id"] = f"p{len(points):02d}"
             points.append(p)
     return points
+
+
+def _resolve_load(p: dict) -> None:
+    """``load = F`` instead of a rate: offer F times the model's maximum
+    throughput (seed 002, section 5.3), so that every point of a sweep over
+    sizes or skew runs at the same utilization."""
+    w = p["workload"]
+    if "load" not in w or "rate" in p["params"]:
+        return
+    m = dict(p, model={"kind": "maxrate"})
+    try:
+        w["rate"] = round(float(w["load"]) * model_point(m)["model"]["max_rate"], 2)
+    except (KeyError, ValueError, TypeError):
+        return                                  # validation names the problem
 
 
 # -- what a point creates and runs --------------------------------------------------
@@ -426,7 +454,11 @@ def measured(recs: list, batches: int = 20) -> dict:
     est = compare.estimate(recs, batches) if len(recs) >= 2 * batches else None
     out["utilization_max"] = max(est.utilization.values()) if est and est.utilization \
         else math.nan
-    out["p_read"] = out["read_n"] / len(recs) if recs else math.nan
+    out["p_read_measured"] = out["read_n"] / len(recs) if recs else math.nan
+    # the rate at which the busiest member would be busy all the time
+    # (seed 002, section 5.3): utilization grows in proportion to the rate
+    u = out["utilization_max"]
+    out["max_rate"] = out["rate"] / u if u == u and u > 0 else math.nan
     return out
 
 
@@ -539,6 +571,11 @@ def _sizes_pmf(spec: str, ws: int) -> np.ndarray:
     raise ValueError(f"sizes {spec}: unknown law")
 
 
+def _sizes_max(spec: str) -> int:
+    kind, *a = spec.split(":")
+    return int(a[-1]) if kind in ("fixed", "uniform", "qgeo") else 1
+
+
 def model_point(point: dict) -> dict:
     """The model's values for a point, keyed by variant (``lb``, ``ub``,
     ``simple``, ``as``, or ``model`` for a single one)."""
@@ -571,7 +608,7 @@ def model_point(point: dict) -> dict:
                           sizes=_sizes_pmf(w.get("sizes", "fixed:1"), ws),
                           skew=float(w.get("skew", 0)))
         fn = raid5.maxrate_raid5 if v["layout"] == "raid5" else raid5.maxrate_pstripe
-        return {"model": {"rate": fn(arr)}}
+        return {"model": {"max_rate": fn(arr)}}
     if kind == "array":
         cfg = array.ArrayConfig(
             disks=v["members"], stripe_unit=int(v["chunk_kb"] * KB),
@@ -586,8 +623,7 @@ def model_point(point: dict) -> dict:
         pts = fn(cfg, size, mpl, float(w.get("think_ms", 0)) / 1e3,
                  w.get("pattern", "random") == "seq")
         last = pts[-1]
-        key = f"{op}_s"
-        return {"model": {key: last.response, "throughput": last.throughput}}
+        return {"model": {f"{op}_s": last.response, "rate": last.throughput}}
     raise ValueError(f"model {kind}: unknown")
 
 
@@ -606,8 +642,17 @@ def rel_error(meas: float, model: float) -> float:
     return (meas - model) / model
 
 
+def _metric_key(metric: str) -> str:
+    """A checked metric's measured key: read -> read_s, max_rate -> max_rate."""
+    return metric if metric in ("rate", "max_rate") else f"{metric}_s"
+
+
 def point_result(point: dict, meas: dict) -> dict:
-    """One entry of results.json's ``points``."""
+    """One entry of results.json's ``points``: the point's parameters, what
+    was measured, every model variant under ``model``, and for the main
+    variant ``model_KEY`` and ``error_METRIC`` = (measured - model) / model
+    for each key the model gives (read_s, write_s, overall_s, rate,
+    max_rate)."""
     r = {"id": point["id"], "label": point["label"], **point["params"],
          "layout": point["volume"]["layout"]}
     w = point["workload"]
@@ -616,16 +661,27 @@ def point_result(point: dict, meas: dict) -> dict:
             r[k] = w[k]
     r.update(meas)
     try:
+        pmf = _sizes_pmf(w.get("sizes", "fixed:1"), _sizes_max(w.get("sizes", "fixed:1")))
+        r["mean_blocks"] = float(np.dot(np.arange(1, len(pmf) + 1), pmf))
+    except (ValueError, IndexError):
+        pass
+    if w.get("mode") == "open" and "rate" in w:
+        r["rate"] = w["rate"]                   # the offered rate is the x axis
+        r["rate_measured"] = meas.get("rate", math.nan)
+    try:
         models = model_point(point)
     except ValueError as e:
         models = {}
         r.setdefault("notes", []).append(f"model: {e}")
     r["model"] = models
     mm = main_model(models)
-    for k in ("read_s", "write_s", "overall_s"):
-        if k in mm:
-            r[f"model_{k}"] = mm[k]
-            r[f"error_{k[:-2]}"] = rel_error(r.get(k, math.nan), mm[k])
+    for k, v in mm.items():
+        if k == "utilization":
+            continue
+        metric = k[:-2] if k.endswith("_s") else k
+        mk = "rate_measured" if k == "rate" and "rate_measured" in r else k
+        r[f"model_{k}"] = v
+        r[f"error_{metric}"] = rel_error(r.get(mk, math.nan), v)
     return r
 
 
@@ -642,12 +698,15 @@ def check_point(spec: dict, res: dict) -> list[str]:
     for metric in chk.get("metrics", ["read", "write"]):
         e = res.get(f"error_{metric}")
         if e is None or e != e:
-            if res.get(f"{metric}_n", 0):
-                bad.append(f"{res['id']}: no model value for {metric}")
+            if res.get(f"{metric}_n", 1):
+                bad.append(f"{res['id']}: no measured or model value for {metric}")
             continue
         if abs(e) > tol:
-            bad.append(f"{res['id']}: {metric} measured {res[f'{metric}_s'] * 1e3:.2f} ms, "
-                       f"model {res[f'model_{metric}_s'] * 1e3:.2f} ms ({e:+.1%}, "
+            k = _metric_key(metric)
+            mk = "rate_measured" if k == "rate" and "rate_measured" in res else k
+            scale, unit = (1e3, " ms") if k.endswith("_s") else (1, "")
+            bad.append(f"{res['id']}: {metric} measured {res[mk] * scale:.2f}{unit}, "
+                       f"model {res[f'model_{k}'] * scale:.2f}{unit} ({e:+.1%}, "
                        f"allowed ±{tol:.0%})")
     return bad
 
