@@ -138,3 +138,322 @@ def test_replay_serves_the_high_class_first():
     w = compare.replay_waits(kids)
     # the high child arrives while the first low one is served, and goes next
     assert w[kids[2]] == 8 and w[kids[1]] == 14 and w[kids[0]] == 0
+
+
+# -- the workload's requests: comm, window ------------------------------------------
+
+def rec(fork, op="read", comm="fio", sectors=8, kids=None, resp=1_000_000):
+    C = compare.Child
+    kids = kids or (C(0, "low", fork, fork, fork + resp),)
+    return compare.Record(fork, fork + resp, op, sectors, tuple(kids), comm)
+
+
+def write_csv(path, recs):
+    """An ssatrace CSV of these records."""
+    with open(path, "w") as fh:
+        fh.write(HEADER)
+        for i, r in enumerate(recs):
+            ch = "|".join(f"{c.member}:{c.cls}:{c.queued}:{c.dispatched}:{c.completed}:0:8"
+                          for c in r.children)
+            fh.write(f"{r.fork},{r.join},254:0,{i},{r.op},0,{r.sectors},{r.comm},0,"
+                     f"{len(r.children)},{r.join - r.fork},0,0,0,{ch}\n")
+    return str(path)
+
+
+def test_record_keeps_comm_and_old_constructor():
+    r = compare.Record(0, 1, "read", 8, ())
+    assert r.comm == "" and r.dev == ""
+    lines = [HEADER, "1,2,254:3,1,read,0,8,fio,0,1,1,0,0,0,0:low:1:1:2:0:8\n"]
+    (got,) = compare.parse_records(lines)
+    assert got.comm == "fio" and got.dev == "254:3"
+    j = json.dumps({"fork_ns": 1, "join_ns": 2, "op": "read", "len": 8, "comm": "dd",
+                    "dev": "254:3", "status": 0, "children": [
+                        {"member": 0, "class": "low", "queued_ns": 1,
+                         "dispatched_ns": 1, "completed_ns": 2}]})
+    assert compare.parse_records([j])[0].comm == "dd"
+
+
+def test_select_keeps_the_dominant_comm_and_says_what_it_dropped():
+    recs = [rec(i * 10**7) for i in range(100)]
+    recs += [rec(10**9 + i * 10**6, comm="systemd-udevd", sectors=64) for i in range(7)]
+    recs += [rec(10**9 + 5 * 10**5, comm="blkid")]
+    sel = compare.select(recs)
+    assert sel.comm == "fio" and sel.dominant and len(sel.records) == 100
+    assert sel.dropped_comm == {"systemd-udevd": 7, "blkid": 1} and sel.dropped == 8
+    text = sel.describe()
+    assert "kept 100 of 108" in text and "comm fio" in text
+    assert "systemd-udevd 7, blkid 1" in text
+    assert len(compare.select(recs, "all").records) == 108
+    assert "dropped none" in compare.select(recs, "all").describe()
+    assert [r.comm for r in compare.select(recs, "blkid").records] == ["blkid"]
+    with pytest.raises(ValueError, match="no requests of comm 'dd'.*fio 100"):
+        compare.select(recs, "dd")
+
+
+def test_select_window_counts_from_the_first_fork():
+    t0 = 5 * 10**9
+    recs = [rec(t0 + i * 10**8) for i in range(100)]                # 0 .. 9.9 s
+    sel = compare.select(recs, window=compare.parse_window("2:5"))
+    forks = [(r.fork - t0) / 1e9 for r in sel.records]
+    assert len(forks) == 30 and min(forks) == pytest.approx(2) and max(forks) < 5
+    assert sel.dropped_window == 70 and "outside the window 70" in sel.describe()
+    assert compare.parse_window("3:") == (3.0, math.inf)
+    assert compare.parse_window(":4") == (0.0, 4.0)
+    for bad in ("4", "5:2", "a:b", "-1:2"):
+        with pytest.raises(ValueError):
+            compare.parse_window(bad)
+
+
+def test_udev_reads_after_the_run_leave_the_comparison(tmp_path, capsys):
+    f = tmp_path / "u.csv"
+    synth(f, 40.0, 100.0, 4_000, seed=3)
+    recs = compare.load(str(f))
+    end = max(r.join for r in recs)
+    udev = [rec(end + 10**7 * (i + 1), comm="systemd-udevd", sectors=256) for i in range(20)]
+    path = write_csv(tmp_path / "all.csv", recs + udev)
+    assert cli.main(["compare", path, "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    assert row["selection"]["dropped_comm"] == {"systemd-udevd": 20}
+    assert row["selection"]["kept"] == 4_000
+    assert cli.main(["compare", path, "--comm", "all", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"][0]["selection"]["kept"] == 4_020
+    assert cli.main(["compare", path]) == 0
+    assert "dropped systemd-udevd 20" in capsys.readouterr().out
+
+
+# -- request-level cv2 ------------------------------------------------------------------
+
+def test_request_cv2_is_one_for_poisson_even_with_back_to_back_children():
+    """Every write puts two I/Os back to back at its member (read the old
+    data, then write): the members' child interarrivals are far from
+    Poisson, the requests' are Poisson."""
+    rng = np.random.default_rng(7)
+    C = compare.Child
+    t = np.cumsum(rng.exponential(1 / 50.0, 20_000)) * 1e9
+    recs = []
+    for a in t.astype(int):
+        m = int(rng.integers(0, 4))
+        if rng.random() < 0.5:
+            kids = (C(m, "low", a, a, a + 2_000_000),)
+        else:
+            kids = (C(m, "low", a, a, a + 2_000_000),
+                    C(m, "low", a + 2_000_000, a + 2_000_000, a + 4_000_000))
+        recs.append(compare.Record(a, a + 4_000_000, "read" if len(kids) == 1 else "write",
+                                   8, kids, "fio"))
+    meas = compare.estimate(recs)
+    assert compare.request_cv2(recs) == pytest.approx(1.0, abs=0.05)
+    assert meas.request_cv2 == pytest.approx(1.0, abs=0.05)
+    assert min(meas.arrival_cv2.values()) > 1.2          # the per-member child view
+    assert "member_child_cv2" in meas.as_dict()
+
+
+# -- read and write apart -----------------------------------------------------------------
+
+def test_read_and_write_means_with_their_intervals(tmp_path, capsys):
+    lam, mu = 50.0, 100.0
+    path = str(synth(tmp_path / "rw.csv", lam, mu, 40_000, p_read=0.6, seed=5))
+    recs = compare.load(path)
+    meas = compare.estimate(recs)
+    reads = [r.response for r in recs if r.op == "read"]
+    writes = [r.response for r in recs if r.op == "write"]
+    assert meas.read == pytest.approx(np.mean(reads)) and meas.reads == len(reads)
+    assert meas.write == pytest.approx(np.mean(writes)) and meas.writes == len(writes)
+    assert meas.read_ci > 0 and meas.write_ci > 0
+    exact = 1 / (mu - lam)                      # reads and writes share one M/M/1 queue
+    assert abs(meas.read - exact) < 3 * meas.read_ci
+    assert abs(meas.write - exact) < 3 * meas.write_ci
+    assert cli.main(["compare", path, "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    for k in ("measured_read_s", "measured_write_s", "read_ci_s", "write_ci_s",
+              "predicted_read_s", "predicted_write_s"):
+        assert row[k] > 0, k
+    assert row["measured_read_s"] == pytest.approx(meas.read)
+    assert row["predicted_read_s"] == pytest.approx(exact, rel=0.05)
+    assert row["predicted_write_s"] == pytest.approx(exact, rel=0.05)
+    assert cli.main(["compare", path]) == 0
+    out = capsys.readouterr().out
+    assert "read" in out and "write" in out and "model forkjoin" in out
+
+
+def test_half_width_is_nan_for_too_few_of_an_op(tmp_path):
+    recs = compare.load(synth(tmp_path / "r.csv", 30.0, 100.0, 2_000, p_read=0.99, seed=2))
+    meas = compare.estimate(recs)
+    assert meas.writes < 40 and math.isnan(meas.write_ci) and meas.read_ci > 0
+
+
+# -- the volume's tables and --model auto --------------------------------------------------
+
+SSADISK = ("0 131072 ssadisk 1:{i} 0 36 mode stochastic cylinders 1200 heads 16 "
+           "sectors_per_track 102 rotation 16666667ns seek_a 3ms seek_b 500us settle 0ns "
+           "overhead 0ns block_time 1300us block_size 4096 p_seq 0.300000 sched fifo "
+           "read_ahead 0 hit_time 0ns queue_limit 0 time_scale {ts} seed {i}")
+
+
+def tables_text(layout="raid5", n=4, opts="4 sync before_service queue_depth 1",
+                ls=True, ts="1.000", old_ls=False, extra=""):
+    lines = [f"d{i}: " + SSADISK.format(i=i, ts=ts) for i in range(n)]
+    members = " ".join(f"254:{i} 0" for i in range(n))
+    lines.append(f"vol: 0 {131072 * (n - 1)} ssastripe {layout} 8 {n} {members} {opts}")
+    if ls:
+        lines += [f"d{i}\t(254, {i})" if old_ls else f"d{i}\t(254:{i})" for i in range(n)]
+        lines.append(f"vol\t(254:{n})")
+    return "\n".join(lines) + "\n" + extra
+
+
+def test_parse_tables_finds_the_volume_and_its_ssadisks():
+    t = compare.parse_tables(tables_text())
+    assert t.devnos["vol"] == "254:4" and t.devnos["d2"] == "254:2"
+    v = compare.find_volume(t)
+    assert (v.name, v.layout, v.chunk_sectors, len(v.members)) == ("vol", "raid5", 8, 4)
+    assert v.parity and v.sync == "before_service" and v.queue_depth == 1
+    assert v.priority == "on" and v.write_method == "auto"          # defaults
+    assert v.member_names == ("d0", "d1", "d2", "d3")
+    d = v.member_disks[0]
+    assert (d.mode, d.cylinders, d.block_size) == ("stochastic", 1200, 4096)
+    assert d.seek_a == pytest.approx(3e-3) and d.seek_b == pytest.approx(0.5e-3)
+    assert d.rotation == pytest.approx(16.666667e-3) and d.block_time == pytest.approx(1.3e-3)
+    assert d.p_seq == pytest.approx(0.3) and d.time_scale == 1.0
+    # older dmsetup ls prints (major, minor)
+    v = compare.find_volume(compare.parse_tables(tables_text(old_ls=True)))
+    assert v.member_disks[3] is not None
+
+
+def test_parse_tables_choices_and_errors():
+    two = tables_text() + "vol2: 0 100 ssastripe stripe 8 2 254:0 0 254:1 0\n"
+    t = compare.parse_tables(two)
+    with pytest.raises(ValueError, match="--volume"):
+        compare.find_volume(t)
+    assert compare.find_volume(t, "vol2").layout == "stripe"
+    assert compare.find_volume(t, devs=["254:4"]).name == "vol"      # the trace's dev
+    with pytest.raises(ValueError, match="not an ssastripe"):
+        compare.find_volume(t, "d0")
+    with pytest.raises(ValueError, match="no device"):
+        compare.find_volume(t, "nope")
+    with pytest.raises(ValueError, match="line 2"):
+        compare.parse_tables("vol: 0 8 ssastripe stripe 8 1 7:0 0\nwhat is this\n")
+    # members as /dev/mapper paths need no dmsetup ls
+    text = "\n".join(f"d{i}: " + SSADISK.format(i=i, ts="0.100") for i in range(3))
+    text += "\nv: 0 16 ssastripe pstripe 16 3 /dev/mapper/d0 0 /dev/mapper/d1 0 " \
+            "/dev/mapper/d2 0 2 sync after_service\nNo devices found\n"
+    v = compare.find_volume(compare.parse_tables(text))
+    assert v.layout == "pstripe" and v.sync == "after_service"
+    assert v.member_disks[2].time_scale == pytest.approx(0.1)
+    # a hand-written preset line: ct1992's values with the overrides
+    d = compare.parse_ssadisk(["/dev/ram0", "0", "4", "preset", "ct1992", "p_seq", "0.3"])
+    assert d.cylinders == 1200 and d.p_seq == 0.3 and d.block_time == pytest.approx(1.3e-3)
+    assert compare.parse_time("16666667ns") == pytest.approx(0.016666667)
+    assert compare.parse_time("0.5ms") == pytest.approx(5e-4)
+    with pytest.raises(ValueError):
+        compare.parse_time("3")
+
+
+def _given(**kw):
+    g = {k: None for k in compare.DEFAULTS}
+    g.update(kw)
+    return g
+
+
+def test_choose_model_auto_from_the_tables():
+    v = compare.find_volume(compare.parse_tables(tables_text(ts="0.100")))
+    s = compare.choose_model("auto", _given(), v, tables_name="vol.tables")
+    assert s.model == "raid5" and "vol in vol.tables is ssastripe raid5" in s.reason
+    assert s.params["disks"] == 4 and s.params["chunk_kb"] == 4 and s.params["sync"] == "bs"
+    assert s.params["p_seq"] == pytest.approx(0.3) and s.sources["p_seq"] == "tables"
+    assert s.params["rmax"] == pytest.approx(16.666667)
+    assert s.params["time_scale"] == pytest.approx(0.1)
+    d = s.disk()
+    assert d.rmax == pytest.approx(1.6666667e-3) and d.alpha == pytest.approx(1.3e-4)
+    assert not s.warnings
+    # options beat the tables
+    s = compare.choose_model("auto", _given(p_seq=0.0, time_scale=1.0, sync="as"), v)
+    assert s.params["p_seq"] == 0 and s.sources["p_seq"] == "option"
+    assert s.params["sync"] == "as" and s.disk().rmax == pytest.approx(16.666667e-3)
+    # a chunk given as an option rescales the ssadisk's block time to it
+    s = compare.choose_model("auto", _given(chunk_kb=8), v)
+    assert s.params["block_ms"] == pytest.approx(2.6)
+    # sync after_service, pstripe; stripe and mirror -> forkjoin
+    v = compare.find_volume(compare.parse_tables(tables_text(
+        "pstripe", opts="4 sync after_service queue_depth 1")))
+    s = compare.choose_model("auto", _given(), v)
+    assert (s.model, s.params["sync"]) == ("pstripe", "as")
+    for layout in ("stripe", "mirror"):
+        v = compare.find_volume(compare.parse_tables(tables_text(layout, opts="2 queue_depth 1")))
+        assert compare.choose_model("auto", _given(), v).model == "forkjoin"
+
+
+def test_choose_model_warnings_and_defaults():
+    s = compare.choose_model("auto", _given(), parity_seen=12)
+    assert s.model == "forkjoin" and "12 requests have high-class" in s.warnings[0]
+    assert not compare.choose_model("auto", _given()).warnings
+    s = compare.choose_model("raid5", _given(chunk_kb=4))
+    assert s.params["disks"] == 4 and s.params["p_seq"] == 0 and s.params["rmax"] == 16.7
+    assert all(s.sources[k] == "default" for k in ("disks", "p_seq", "time_scale"))
+    with pytest.raises(ValueError, match="chunk"):
+        compare.choose_model("raid5", _given())
+    # no dmsetup ls: members unmapped -> the defaults, said so
+    v = compare.find_volume(compare.parse_tables(tables_text(ls=False)))
+    s = compare.choose_model("auto", _given(), v)
+    assert s.model == "raid5" and s.sources["p_seq"] == "default"
+    assert "dmsetup ls" in s.warnings[0]
+    # queue_depth other than 1, forkjoin forced on a raid5 volume
+    v = compare.find_volume(compare.parse_tables(tables_text(opts="2 sync before_service")))
+    s = compare.choose_model("forkjoin", _given(), v)
+    assert any("queue_depth 0" in w for w in s.warnings)
+    assert any("--model forkjoin on vol" in w for w in s.warnings)
+
+
+def raid5_like(path, lam, n, members=4, p_read=0.5, seed=11, comm="fio"):
+    """A trace shaped like a raid5 volume's (single-block requests): a read
+    is one low child; a write is a data task (two low children back to
+    back at one member) and a parity task (two high children at another)."""
+    rng = np.random.default_rng(seed)
+    C = compare.Child
+    free = [0] * members
+    t = (np.cumsum(rng.exponential(1 / lam, n)) * 1e9).astype(int)
+    recs = []
+    for a in t:
+        a = int(a)
+        m = int(rng.integers(members))
+        s = lambda: int(rng.exponential(2e6)) + 1        # noqa: E731
+        if rng.random() < p_read:
+            d = max(a, free[m])
+            free[m] = d + s()
+            kids = (C(m, "low", a, d, free[m]),)
+        else:
+            p = (m + 1 + int(rng.integers(members - 1))) % members
+            d = max(a, free[m])
+            c1 = d + s()
+            free[m] = c1 + s()
+            dp = max(d, free[p])
+            cp1 = dp + s()
+            free[p] = cp1 + s()
+            kids = (C(m, "low", a, d, c1), C(m, "low", c1, c1, free[m]),
+                    C(p, "high", d, dp, cp1), C(p, "high", cp1, cp1, free[p]))
+        join = max(k.completed for k in kids)
+        recs.append(compare.Record(a, join, "read" if len(kids) == 1 else "write", 8,
+                                   kids, comm))
+    return write_csv(path, recs)
+
+
+def test_cli_auto_picks_raid5_from_the_tables(tmp_path, capsys):
+    trace = raid5_like(tmp_path / "r5.csv", 20.0, 3_000)
+    tables = tmp_path / "vol.tables"
+    tables.write_text(tables_text())
+    assert cli.main(["compare", trace, "--tables", str(tables), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["model"] == "raid5" and out["setup"]["sources"]["p_seq"] == "tables"
+    row = out["rows"][0]
+    assert row["replay_s"] is None and row["predicted_s"] > 0 and row["bound"] == "lb"
+    assert row["predicted_write_s"] > row["predicted_read_s"]
+    assert out["replay_note"]
+    assert cli.main(["compare", trace, "--tables", str(tables)]) == 0
+    cap = capsys.readouterr()
+    assert cap.out.startswith(f"model raid5: --model auto: vol in {tables} is ssastripe raid5")
+    assert "p_seq 0.3 (tables)" in cap.out and "replay '-'" in cap.out
+    # without the tables: forkjoin, and a warning that the trace looks parity
+    assert cli.main(["compare", trace]) == 0
+    cap = capsys.readouterr()
+    assert cap.out.startswith("model forkjoin: --model auto without --tables")
+    assert "high-class (parity) children" in cap.err
+    assert cli.main(["compare", trace, "--volume", "vol"]) == 2         # needs --tables
+    assert cli.main(["compare", trace, "--tables", str(tmp_path / "none")]) == 2

@@ -11,6 +11,7 @@ import json
 import math
 import os
 import sys
+from collections import Counter
 
 import numpy as np
 
@@ -178,48 +179,127 @@ def _print_array(r: dict) -> None:
 
 # -- compare -----------------------------------------------------------------------
 
+# The compare options that choose_model resolves: None when not given.
+_COMPARE_GIVEN = ("disks", "chunk_kb", "sync", "cylinders", "seek_a", "seek_b", "rmax",
+                  "block_ms", "p_seq", "time_scale")
+
+TABLES_HELP = ("the volume's tables, saved next to the trace with "
+               "'{ dmsetup table; dmsetup ls; } > FILE': the ssastripe volume gives the "
+               "model (raid5, pstripe or forkjoin), the members, chunk and sync, its "
+               "ssadisk members the disk and time scale")
+
+
+def _compare_setup(args: argparse.Namespace, recs_by_file: list) -> compare.ModelSetup:
+    volume, tables_name = None, "the tables"
+    if args.tables:
+        with open(args.tables, encoding="utf-8") as f:
+            tables = compare.parse_tables(f.read())
+        devs = Counter(r.dev for recs in recs_by_file for r in recs if r.dev)
+        volume = compare.find_volume(tables, args.volume, [d for d, _ in devs.most_common()])
+        tables_name = args.tables
+    elif args.volume:
+        raise ValueError("--volume picks a volume of --tables: give --tables too")
+    seen = sum(compare.parity_requests(recs) for recs in recs_by_file)
+    given = {k: getattr(args, k) for k in _COMPARE_GIVEN}
+    return compare.choose_model(args.model, given, volume, seen, tables_name)
+
+
 def _compare(args: argparse.Namespace) -> dict:
-    rows, details = [], []
+    window = compare.parse_window(args.window) if args.window else None
+    loaded, selections = [], []
     for path in args.records:
         recs = compare.load(path)
         if not recs:
             raise ValueError(f"{path}: no successful requests")
+        sel = compare.select(recs, args.comm, window)
+        if len(sel.records) < 2:
+            raise ValueError(f"{path}: {sel.describe()}: too few left")
+        loaded.append(sel.records)
+        selections.append(sel)
+    setup = _compare_setup(args, loaded)
+    parity_trace = setup.parity or (setup.volume is not None and setup.volume.parity) or \
+        any(compare.parity_requests(recs) for recs in loaded)
+    rows, details, bounds = [], [], []
+    for path, recs, sel in zip(args.records, loaded, selections):
         meas = compare.estimate(recs, args.batches)
-        if args.model == "forkjoin":
-            pred = compare.forkjoin_prediction(recs, meas)["all"]
+        if setup.model == "forkjoin":
+            p = compare.forkjoin_prediction(recs, meas)
+            pred = {"all": p["all"], "read": p["read"], "write": p["write"]}
         else:
-            if args.chunk_kb is None:
-                raise ValueError(f"--model {args.model} needs --chunk-kb")
-            if args.disks < 3:
-                raise ValueError("a parity array needs --disks 3 or more")
-            sizes = compare.block_sizes(recs, int(args.chunk_kb * 2), args.disks - 1)
-            arr = raid5.Array(_disk_from(args), args.disks, meas.p_read, sizes=sizes,
+            prm = setup.params
+            chunk = int(round(prm["chunk_kb"] * 2))
+            sizes = compare.block_sizes(recs, chunk, prm["disks"] - 1)
+            arr = raid5.Array(setup.disk(), prm["disks"], meas.p_read, sizes=sizes,
                               skew=args.skew, blocks_per_track=args.blocks_per_track)
-            bound = args.bound or ("lb" if arr.single else "simple")
-            fn = raid5.raid5 if args.model == "raid5" else raid5.pstripe
-            pred = fn(arr, meas.rate, args.sync, bound).overall
+            bound = args.bound or ("lb" if arr.single or prm["sync"] == "as" else "simple")
+            bounds.append(bound)
+            fn = raid5.raid5 if setup.model == "raid5" else raid5.pstripe
+            res = fn(arr, meas.rate, prm["sync"], bound)
+            pred = {"all": res.overall, "read": res.read, "write": res.write}
         util = max(meas.utilization.values()) if meas.utilization else math.nan
-        cv2 = float(np.nanmean(list(meas.arrival_cv2.values())))
-        rows.append(compare.Row(path, meas.rate, util, meas.response, meas.response_ci, pred,
-                                compare.replay_prediction(recs), cv2))
+        replay = math.nan if parity_trace else compare.replay_prediction(recs)
+        rows.append(compare.Row(path, meas.rate, util, meas.response, meas.response_ci,
+                                pred["all"], replay, meas.request_cv2,
+                                meas.read, meas.read_ci, pred["read"],
+                                meas.write, meas.write_ci, pred["write"]))
         details.append(meas.as_dict())
     if args.plot:
-        compare.plot(rows, args.plot, f"{args.model} model vs measured")
-    return {"model": args.model, "rows": [r.as_dict() for r in rows],
-            "measured": details, "plot": args.plot}
+        compare.plot(rows, args.plot, f"{setup.model} model vs measured")
+    out_rows = []
+    for row, sel, b in zip(rows, selections, bounds or [None] * len(rows)):
+        d = row.as_dict()
+        d["selection"] = sel.as_dict()
+        d["selection_text"] = sel.describe()
+        if b:
+            d["bound"] = b
+        out_rows.append(d)
+    return {"model": setup.model, "setup": setup.as_dict(), "header": setup.describe(),
+            "warnings": list(setup.warnings),
+            "replay_note": ("replay '-': a parity write's I/Os are sequenced (old data "
+                            "read, then written; the parity task queued when the data task "
+                            "starts, BS, or has read, AS), and the replay's independent "
+                            "servers would not keep that order") if parity_trace else None,
+            "rows": out_rows, "measured": details, "plot": args.plot}
+
+
+def _pm(v: float, ci: float) -> str:
+    """'mean ± half-width' in ms, '-' where there is nothing."""
+    if v != v:
+        return f"{'-':>16}"
+    return f"{v * 1e3:8.3f} ±{_fmt(ci, 1e3, 6, 3)}"
+
+
+def _err(pred: float, meas: float) -> str:
+    return f"{'-':>7}" if pred != pred or meas != meas else f"{(pred - meas) / meas:+7.1%}"
 
 
 def _print_compare(r: dict) -> None:
-    print(f"model {r['model']}: mean response time, ms (95 % batch-means CI); replay: the "
-          "trace's own arrivals and services through ideal servers; cv2: squared "
-          "coefficient of variation of the members' arrivals (1 if Poisson)")
-    print(f"{'rate':>9} {'util':>6} {'measured':>18} {'model':>9} {'error':>7} "
-          f"{'replay':>8} {'cv2':>5}  file")
+    for w in r["warnings"]:
+        print(f"ssa compare: warning: {w}", file=sys.stderr)
+    for line in r["header"]:
+        print(line)
+    print("mean response times in ms: measured (95 % batch-means CI), the model's, error")
+    print("cv2: squared coefficient of variation of the requests' interarrival times "
+          "(1 if Poisson)")
+    print("replay: the trace's own arrivals and services through ideal single servers")
+    if r["replay_note"]:
+        print(r["replay_note"])
+    print(f"{'rate':>8} {'util':>6} {'cv2':>5}  {'all':>16} {'model':>8} {'error':>7}  "
+          f"{'read':>16} {'model':>8} {'error':>7}  {'write':>16} {'model':>8} {'error':>7}"
+          f"  {'replay':>8}  file")
     for row in r["rows"]:
-        print(f"{row['rate']:9.1f} {row['utilization']:6.3f} "
-              f"{row['measured_s'] * 1e3:9.3f} ± {row['ci_s'] * 1e3:6.3f} "
-              f"{_fmt(row['predicted_s'], 1e3, 9, 3)} {row['rel_error']:+7.1%} "
-              f"{_fmt(row['replay_s'], 1e3, 8, 3)} {row['arrival_cv2']:5.2f}  {row['label']}")
+        print(f"{row['rate']:8.1f} {row['utilization']:6.3f} {row['arrival_cv2']:5.2f}  "
+              f"{_pm(row['measured_s'], row['ci_s'])} {_fmt(row['predicted_s'], 1e3, 8, 3)} "
+              f"{_err(row['predicted_s'], row['measured_s'])}  "
+              f"{_pm(row['measured_read_s'], row['read_ci_s'])} "
+              f"{_fmt(row['predicted_read_s'], 1e3, 8, 3)} "
+              f"{_err(row['predicted_read_s'], row['measured_read_s'])}  "
+              f"{_pm(row['measured_write_s'], row['write_ci_s'])} "
+              f"{_fmt(row['predicted_write_s'], 1e3, 8, 3)} "
+              f"{_err(row['predicted_write_s'], row['measured_write_s'])}  "
+              f"{_fmt(row['replay_s'], 1e3, 8, 3)}  {row['label']}")
+    for row in r["rows"]:
+        print(f"{row['label']}: {row['selection_text']}")
     if r["plot"]:
         print(f"plot: {r['plot']}")
 
@@ -361,18 +441,51 @@ def build_parser() -> argparse.ArgumentParser:
     ma.set_defaults(func=_model_array)
 
     pc = sub.add_parser(
-        "compare", parents=[pol, pskew, diskp, jsonp],
+        "compare", parents=[pskew, jsonp],
         help="ssatrace records against a model (table and PNG)",
         epilog="Each FILE is one ssatrace record file (CSV or JSON lines) taken at one "
                "load.  forkjoin uses the measured per-member service moments; raid5 "
-               "and pstripe use the disk given here and the trace's workload.")
+               "and pstripe use the disk (from --tables or given here) and the trace's "
+               "workload.  An option given here beats the tables, which beat the "
+               "defaults.  Times in ms.")
     pc.add_argument("records", nargs="+", metavar="FILE")
-    pc.add_argument("--model", choices=("forkjoin", "raid5", "pstripe"), default="forkjoin")
+    pc.add_argument("--model", choices=("auto", "forkjoin", "raid5", "pstripe"),
+                    default="auto",
+                    help="auto (default): the layout of the --tables volume (raid5, "
+                         "pstripe; forkjoin for stripe and mirror), forkjoin without "
+                         "--tables")
+    pc.add_argument("--tables", metavar="FILE", help=TABLES_HELP)
+    pc.add_argument("--volume", metavar="NAME",
+                    help="the ssastripe volume of --tables, when it holds several")
+    pc.add_argument("--comm", metavar="NAME",
+                    help="keep the requests of this comm (the submitting task); 'all' "
+                         "keeps every one; default: the comm with the most requests")
+    pc.add_argument("--window", metavar="START:END",
+                    help="keep requests forked START..END seconds after the first "
+                         "(either may be empty)")
     pc.add_argument("--plot", metavar="PNG", help="write measured vs model to this PNG")
     pc.add_argument("--batches", type=int, default=20,
                     help="batches for the confidence intervals (default 20)")
-    pc.add_argument("--disks", type=int, default=4, help="raid5/pstripe: members (N)")
-    pc.add_argument("--chunk-kb", type=float, help="raid5/pstripe: the chunk (a block), KB")
+    g = pc.add_argument_group("raid5/pstripe: the array (default: from --tables)")
+    g.add_argument("--disks", type=int, help="members, N (default 4)")
+    g.add_argument("--chunk-kb", type=float, help="the chunk (a block), KB")
+    g.add_argument("--sync", choices=("bs", "as"),
+                   help="write synchronization policy (default bs)")
+    g.add_argument("--bound", choices=("lb", "ub", "simple"), default=None,
+                   help="BS approximation: lb (default for single blocks), ub, or "
+                        "simple (the only one for multiple blocks)")
+    g = pc.add_argument_group(
+        "raid5/pstripe: the disk (seed 002, 4.1; default: the ssadisk members of "
+        "--tables, else the seed's disk)")
+    g.add_argument("--cylinders", type=int, help="C (1200)")
+    g.add_argument("--seek-a", type=float, help="a, ms (3)")
+    g.add_argument("--seek-b", type=float, help="b, ms per sqrt(cylinder) (0.5)")
+    g.add_argument("--rmax", type=float, help="R_max, ms (16.7)")
+    g.add_argument("--block-ms", type=float,
+                   help="alpha, transfer time of one chunk, ms (1.3)")
+    g.add_argument("--p-seq", type=float, help="p_s, probability of a zero-distance seek (0)")
+    g.add_argument("--time-scale", type=float, metavar="F",
+                   help="multiply the disk's times by F, as ssadisk's time_scale (1)")
     pc.set_defaults(func=_compare)
 
     _experiment_parser(sub, jsonp)
