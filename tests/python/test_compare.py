@@ -457,3 +457,23 @@ def test_cli_auto_picks_raid5_from_the_tables(tmp_path, capsys):
     assert "high-class (parity) children" in cap.err
     assert cli.main(["compare", trace, "--volume", "vol"]) == 2         # needs --tables
     assert cli.main(["compare", trace, "--tables", str(tmp_path / "none")]) == 2
+
+
+def test_cli_time_scale_and_options_beat_the_tables(tmp_path, capsys):
+    trace = raid5_like(tmp_path / "r5.csv", 20.0, 2_000, seed=12)
+    tables = tmp_path / "vol.tables"
+    tables.write_text(tables_text(ts="0.100"))
+    base = ["compare", trace, "--tables", str(tables), "--json"]
+    assert cli.main(base) == 0
+    scaled = json.loads(capsys.readouterr().out)
+    assert scaled["setup"]["params"]["time_scale"] == pytest.approx(0.1)
+    assert cli.main(base + ["--time-scale", "1", "--p-seq", "0"]) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert full["setup"]["sources"]["time_scale"] == "option"
+    assert full["setup"]["sources"]["p_seq"] == "option"
+    # ten times slower disks at the same rate: a slower response
+    assert full["rows"][0]["predicted_s"] > 5 * scaled["rows"][0]["predicted_s"]
+    assert cli.main(base + ["--model", "forkjoin"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["model"] == "forkjoin" and out["rows"][0]["replay_s"] is None
+    assert any("--model forkjoin on vol" in w for w in out["warnings"])
