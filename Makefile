@@ -1,7 +1,7 @@
 # dm-ssastripe - top-level Makefile
 #
-#   make              build dm-ssastripe/dm-ssastripe.ko against KDIR, and
-#                     build/ssatrace/ssatrace
+#   make              build dm-ssastripe/dm-ssastripe.ko against KDIR,
+#                     build/ssatrace/ssatrace and build/ssaload/ssaload
 #   make demo         install what is missing, build, run the demo
 #   make check        the test suite (host tests + guest kernel suite)
 #   make check-full   the test suite with the long matrices
@@ -23,7 +23,7 @@ VM := $(TOP)/tools/vm
 
 .PHONY: all module bootstrap bootstrap-compat demo check check-full check-compat unit lint bench bench-icount clean ssatrace
 
-all: module ssatrace
+all: module ssatrace ssaload
 
 module:
 	@kdir=$$(tools/kdir) || exit 1; \
@@ -50,6 +50,15 @@ $(SSAT)/ssatrace: bpf/ssatrace.bpf.c bpf/vmlinux.h tools/ssatrace/ssatrace.c \
 		-Idm-ssastripe tools/ssatrace/ssatrace.c -lbpf -lelf -lz -o $@
 
 ssatrace: $(SSAT)/ssatrace
+
+# ssaload: the workload generator (open/closed loop, O_DIRECT, raw AIO)
+SSALOAD := $(BUILD)/ssaload/ssaload
+$(SSALOAD): tools/ssaload/ssaload.c
+	@mkdir -p $(@D)
+	gcc -g -O2 -Wall -Wextra -Werror -pthread -o $@ tools/ssaload/ssaload.c -lm
+
+.PHONY: ssaload
+ssaload: $(SSALOAD)
 
 # test only: a BPF program that writes over ssastripe_record's buffer
 SCRIB := $(BUILD)/tests
@@ -84,13 +93,13 @@ unit: $(UNIT)
 lint: bootstrap
 	@tests/lint
 
-demo: bootstrap module
+demo: bootstrap module $(SSALOAD)
 	@$(VM) -- tools/demo
 
-check: bootstrap module $(SSAT)/ssatrace $(SCRIB)/scribble $(UNIT)
+check: bootstrap module $(SSAT)/ssatrace $(SCRIB)/scribble $(UNIT) $(SSALOAD)
 	@tests/run-all
 
-check-full: bootstrap module $(SSAT)/ssatrace $(SCRIB)/scribble $(UNIT)
+check-full: bootstrap module $(SSAT)/ssatrace $(SCRIB)/scribble $(UNIT) $(SSALOAD)
 	@SSA_FULL=1 tests/run-all
 
 bootstrap-compat:
