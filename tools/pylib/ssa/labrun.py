@@ -24,13 +24,22 @@ TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 SSATRACE = os.path.join(TOP, "build", "ssatrace", "ssatrace")
 SSALOAD = os.path.join(TOP, "build", "ssaload", "ssaload")
 PREFIX = "lab"
+_current = None         # the devices in place: the last point's tables
 
 
 def log(msg: str) -> None:
     print(f"labrun: {msg}", flush=True)
 
 
+# udev would probe every new device of a point, and through an ssadisk
+# each of its reads takes a modelled disk access: minutes of guest time,
+# and reads that overlap the workload.  So the executor holds udev's event
+# queue for the whole run and lets libdevmapper make the /dev/mapper nodes.
+DM_ENV = dict(os.environ, DM_DISABLE_UDEV="1")
+
+
 def sh(cmd: list[str], check: bool = True, **kw) -> subprocess.CompletedProcess:
+    kw.setdefault("env", DM_ENV)
     r = subprocess.run(cmd, capture_output=True, text=True, **kw)
     if check and r.returncode:
         raise RuntimeError(f"{shlex.join(cmd)} failed ({r.returncode}): "
@@ -45,12 +54,22 @@ def lab_devices() -> list[str]:
 
 
 def teardown() -> None:
-    names = lab_devices()
-    # the volume first, then its members
-    for n in sorted(names, key=lambda n: not n.endswith("-vol")):
-        r = sh(["dmsetup", "remove", n], check=False)
-        if r.returncode:
+    """Remove the lab's devices, the volume before its members, in one call."""
+    names = sorted(lab_devices(), key=lambda n: not n.endswith("-vol"))
+    if names and sh(["dmsetup", "remove", *names], check=False).returncode:
+        for n in names:
             sh(["dmsetup", "remove", "--retry", n], check=False)
+
+
+def create(devices: list[list[str]]) -> None:
+    """All of a point's devices in one dmsetup call (--concise: name,uuid,
+    minor,flags,table entries separated by ';'), in order."""
+    spec = ";".join(f"{name},,,,{table}" for name, table in devices)
+    r = sh(["dmsetup", "create", "--concise", spec], check=False)
+    if r.returncode:
+        teardown()
+        raise RuntimeError(f"dmsetup create --concise failed: {r.stderr.strip()}; "
+                           f"kernel: {dmesg_tail()}; tables: {devices}")
 
 
 def fresh_ramdisks(count: int, mb: int) -> list[str]:
@@ -136,22 +155,37 @@ def run_point(point: dict, plan: dict, outdir: str) -> dict:
     done = {"id": point["id"], "status": "failed", "notes": [],
             "generator": point["workload"].get("generator", "ssaload")}
     t0 = time.monotonic()
-    teardown()
-    backing = fresh_ramdisks(plan["ramdisks"], plan["ramdisk_mb"])
-    if backing != [f"/dev/ram{i}" for i in range(plan["ramdisks"])]:
-        raise RuntimeError(f"unexpected ramdisks {backing}")
-    for name, table in point["devices"]:
-        r = sh(["dmsetup", "create", name, "--table", table], check=False)
-        if r.returncode:
-            raise RuntimeError(f"dmsetup create {name} --table '{table}': "
-                               f"{r.stderr.strip()}; kernel: {dmesg_tail()}")
-    sh(["udevadm", "settle"], check=False)
+    phases = done["phases_s"] = {}
+
+    def phase(name: str, since=[t0]) -> None:
+        now = time.monotonic()
+        phases[name] = round(now - since[0], 3)
+        since[0] = now
+
+    # A point whose devices are those of the point before reuses them (the
+    # sweep of a rate): a parity volume keeps its parity in sync itself.
+    global _current
+    if _current != point["devices"]:
+        teardown()
+        _current = None
+        backing = fresh_ramdisks(plan["ramdisks"], plan["ramdisk_mb"])
+        if backing != [f"/dev/ram{i}" for i in range(plan["ramdisks"])]:
+            raise RuntimeError(f"unexpected ramdisks {backing}")
+        phase("ramdisks")
+        create(point["devices"])
+        _current = point["devices"]
+    else:
+        done["devices_reused"] = True
     save_devices(pdir, "tables.txt")
+    phase("create")
     tracer = start_trace(pdir)
+    phase("trace_attach")
     try:
         rc, comm, extra = run_workload(point, pdir)
+        phase("workload")
     finally:
         trc = stop_trace(tracer)
+        phase("trace_stop")
     done.update(extra)
     done["comm"] = comm
     done["workload_rc"] = rc
@@ -171,7 +205,6 @@ def run_point(point: dict, plan: dict, outdir: str) -> dict:
     if " 0 lost" not in tl and "lost" in tl:
         done["notes"].append("ssatrace lost records: " + tl.strip().splitlines()[-1])
     save_devices(pdir, "status.txt")
-    teardown()
     done["guest_s"] = time.monotonic() - t0
     with open(os.path.join(pdir, "point.json"), "w", encoding="utf-8") as f:
         json.dump(done, f, indent=1)
@@ -195,9 +228,22 @@ def main(argv: list[str]) -> int:
             print(f"labrun: {tool} is missing: run make first", file=sys.stderr)
             return 2
     t0 = time.monotonic()
+    sh(["udevadm", "control", "--stop-exec-queue"], check=False)
+    try:
+        bad = run_plans(plans)
+    finally:
+        teardown()
+        sh(["rmmod", "brd"], check=False)
+        sh(["udevadm", "control", "--start-exec-queue"], check=False)
+    log(f"done: {sum(len(p['points']) for p in plans)} points, {bad} not ok, "
+        f"{time.monotonic() - t0:.0f} s of guest time")
+    return 0
+
+
+def run_plans(plans: list[dict]) -> int:
     bad = 0
     for plan in plans:
-        edir = os.path.join(outdir, plan["experiment"])
+        edir = plan["dir"]
         os.makedirs(edir, exist_ok=True)
         e0 = time.monotonic()
         for i, point in enumerate(plan["points"]):
@@ -208,6 +254,8 @@ def main(argv: list[str]) -> int:
             except (RuntimeError, OSError) as e:
                 log(f"{point['id']} failed: {e}")
                 bad += 1
+                global _current
+                _current = None
                 teardown()
                 with open(os.path.join(edir, point["id"], "point.json"), "w",
                           encoding="utf-8") as f:
@@ -217,10 +265,7 @@ def main(argv: list[str]) -> int:
             bad += d["status"] != "ok"
         with open(os.path.join(edir, "guest.json"), "w", encoding="utf-8") as f:
             json.dump({"guest_s": time.monotonic() - e0}, f)
-    sh(["rmmod", "brd"], check=False)
-    log(f"done: {sum(len(p['points']) for p in plans)} points, {bad} not ok, "
-        f"{time.monotonic() - t0:.0f} s of guest time")
-    return 0
+    return bad
 
 
 if __name__ == "__main__":
