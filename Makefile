@@ -7,6 +7,9 @@
 #   make check-full   the test suite with the long matrices
 #   make check-compat the kernel suite on a second kernel (Debian 12's
 #                     newest 6.12), in its own guest boot
+#   make experiments  the whole experiment catalogue (experiments/*.toml) on
+#                     QEMU's instruction clock, into build/experiments
+#                     (EXPERIMENTS="NAME ..." for some; hours for all)
 #   make bench        benchmarks against the kernel's own targets
 #   make bench-icount the CPU-bound benchmarks under QEMU's instruction
 #                     clock: a cost per request that repeats run to run
@@ -21,7 +24,7 @@ MOD := $(TOP)/dm-ssastripe
 BUILD := $(TOP)/build
 VM := $(TOP)/tools/vm
 
-.PHONY: all module bootstrap bootstrap-compat demo check check-full check-compat unit lint bench bench-icount clean ssatrace
+.PHONY: all module bootstrap bootstrap-compat demo check check-full check-compat unit lint bench bench-icount clean ssatrace experiments
 
 all: module ssatrace ssaload
 
@@ -117,6 +120,10 @@ bench-icount: bootstrap module $(SSAT)/ssatrace
 	@mkdir -p $(BUILD)/bench-icount
 	@$(VM) -i -o $(BUILD)/bench-icount -- \
 		"bench/run -r 2 -t 3 -o $(BUILD)/bench-icount/run && bench/trace-overhead -r 2 -t 3 -o $(BUILD)/bench-icount/overhead"
+
+EXPERIMENTS ?= all
+experiments: bootstrap module $(SSAT)/ssatrace $(SSALOAD)
+	@$(TOP)/.venv/bin/python tools/ssa experiment run $(EXPERIMENTS) --out $(BUILD)/experiments
 
 clean:
 	@kdir=$$(tools/kdir 2>/dev/null) && $(MAKE) -C "$$kdir" M=$(MOD) clean || true

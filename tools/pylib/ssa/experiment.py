@@ -162,6 +162,11 @@ def validate(spec: dict, path: str = "<spec>") -> None:
                     raise SpecError(f"{path}: [[series]] {s['label']!r}: {k} must be a list "
                                     "for a swept key")
                 continue
+            if k == "quick":
+                if not isinstance(s[k], bool):
+                    raise SpecError(f"{path}: [[series]] {s['label']!r}: quick must be "
+                                    "true or false")
+                continue
             if k != "label" and not _sweep_key_ok(k):
                 raise SpecError(f"{path}: [[series]] {s['label']!r}: key {k!r} is not a "
                                 "workload key nor volume.KEY / disk.KEY / model.KEY")
@@ -235,6 +240,8 @@ def expand(spec: dict, quick: bool = False, path: str = "<spec>") -> list[dict]:
     keys = list(sweep)
     points = []
     for s in series:
+        if quick and s.get("quick") is False:
+            continue                            # left out of the quick variant
         # a series may give its own list for a swept key (its own rates);
         # under --quick the [quick] list, when there is one, wins
         lists = {k: (s[k] if isinstance(s.get(k), list) and not (quick and k in
@@ -248,7 +255,8 @@ def expand(spec: dict, quick: bool = False, path: str = "<spec>") -> list[dict]:
                  "workload": copy.deepcopy(spec["workload"]),
                  "model": copy.deepcopy(spec["model"])}
             for k, v in s.items():
-                if k != "label" and not k.startswith("quick.") and k not in lists:
+                if k not in ("label", "quick") and not k.startswith("quick.") \
+                        and k not in lists:
                     _set(p, k, v)
             params = dict(zip(keys, values))
             for k, v in params.items():
