@@ -540,8 +540,13 @@ def analyse_point(pdir: str, batches: int = 20) -> dict:
         with open(summ, encoding="utf-8") as f:
             s = json.load(f)
         out["generator"] = {k: s.get(k) for k in
-                            ("rate", "arrival_cv2", "submit_late_mean_s", "submit_late_max_s",
-                             "outrun") if k in s}
+                            ("rate", "offered_rate", "arrival_cv2", "lateness_mean_s",
+                             "lateness_max_s", "outrun") if k in s}
+        # what the submitter saw: arrival to completion, lateness included
+        for op in ("read", "write", "all"):
+            r = s.get("response", {}).get(op, {})
+            if r.get("n"):
+                out["generator"][f"{op}_s"] = r.get("mean_s")
     return out
 
 
