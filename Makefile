@@ -96,8 +96,8 @@ unit: $(UNIT)
 lint: bootstrap
 	@tests/lint
 
-demo: bootstrap module $(SSALOAD)
-	@$(VM) -- tools/demo
+demo: bootstrap module $(SSAT)/ssatrace $(SSALOAD)
+	@tools/demo
 
 check: bootstrap module $(SSAT)/ssatrace $(SCRIB)/scribble $(UNIT) $(SSALOAD)
 	@tests/run-all
