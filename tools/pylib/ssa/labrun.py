@@ -177,6 +177,10 @@ def run_point(point: dict, plan: dict, outdir: str) -> dict:
     else:
         done["devices_reused"] = True
     save_devices(pdir, "tables.txt")
+    # what ssa compare --tables reads: dmsetup table, then dmsetup ls
+    with open(os.path.join(pdir, "volume.tables"), "w", encoding="utf-8") as f:
+        f.write(sh(["dmsetup", "table"], check=False).stdout)
+        f.write(sh(["dmsetup", "ls"], check=False).stdout)
     phase("create")
     tracer = start_trace(pdir)
     phase("trace_attach")
