@@ -512,7 +512,7 @@ def _print_experiment_list(r: dict) -> None:
 def _experiment_run(args: argparse.Namespace) -> dict:
     from . import experiment
     res = experiment.run(args.names, args.quick, args.clock, args.out, args.timeout,
-                         echo=(lambda m: print(m, file=sys.stderr)))
+                         echo=(lambda m: print(m, file=sys.stderr)), resume=args.resume)
     return {"experiments": res}
 
 
@@ -556,6 +556,8 @@ def _experiment_parser(sub, jsonp) -> None:
     er.add_argument("--out", required=True, metavar="DIR", help="where the results go")
     er.add_argument("--timeout", type=float, default=None, metavar="S",
                     help="stop the guest after S seconds (partial results are kept)")
+    er.add_argument("--resume", action="store_true",
+                    help="keep the points of OUT that ran ok and run the others")
     er.set_defaults(func=_experiment_run)
     ep = esub.add_parser("report", parents=[jsonp],
                          help="analyse a run's directory again (results, report, figures)")

@@ -914,8 +914,12 @@ def vm_command(clock: str, outdir: str) -> list[str]:
     return [os.path.join(top, "tools", "vm"), *where, "-o", outdir, "--", inner]
 
 
+def _done_ok(pdir: str) -> bool:
+    return _read_json(os.path.join(pdir, "point.json")).get("status") == "ok"
+
+
 def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | None = None,
-        echo=print) -> list[dict]:
+        echo=print, resume: bool = False) -> list[dict]:
     """Run experiments in one boot on ``clock`` and summarise each.  One
     experiment writes into ``out``; several into ``out/NAME``."""
     import subprocess
@@ -933,15 +937,25 @@ def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | No
         for old in ("results.json", "report.md"):
             if os.path.exists(os.path.join(dirs[n], old)):
                 os.remove(os.path.join(dirs[n], old))
-        plans.append(plan(cat[n], quick, clock, dirs[n]))
-    with open(os.path.join(out, "plan.json"), "w", encoding="utf-8") as f:
-        json.dump(plans, f, indent=1)
+        pl = plan(cat[n], quick, clock, dirs[n])
+        if resume:                              # keep the points that ran ok
+            pl["points"] = [p for p in pl["points"]
+                            if not _done_ok(os.path.join(dirs[n], p["id"]))]
+        if pl["points"]:
+            plans.append(pl)
+    if not plans:
+        echo("ssa experiment: every point has run already (--resume)")
+    if plans:
+        with open(os.path.join(out, "plan.json"), "w", encoding="utf-8") as f:
+            json.dump(plans, f, indent=1)
     cmd = vm_command(clock, out)
     echo(f"ssa experiment: {', '.join(names)} ({sum(len(p['points']) for p in plans)} points, "
          f"{'quick, ' if quick else ''}{clock} clock); log: {os.path.join(out, 'run.log')}")
     t0 = time.monotonic()
     rc = None
-    with open(os.path.join(out, "run.log"), "w", encoding="utf-8") as logf:
+    with open(os.path.join(out, "run.log"), "a" if resume else "w", encoding="utf-8") as logf:
+        if not plans:
+            cmd = ["true"]
         try:
             p = subprocess.run(cmd, stdout=logf, stderr=subprocess.STDOUT, timeout=timeout,
                                start_new_session=True)

@@ -15,9 +15,11 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
@@ -85,10 +87,10 @@ def fresh_ramdisks(count: int, mb: int) -> list[str]:
     raise RuntimeError(f"brd did not make {count} ramdisks")
 
 
-def start_trace(pdir: str) -> subprocess.Popen:
+def start_trace(pdir: str, scratch: str) -> subprocess.Popen:
     errf = open(os.path.join(pdir, "ssatrace.log"), "w", encoding="utf-8")
     p = subprocess.Popen([SSATRACE, "record", "-D", f"{PREFIX}-vol", "-o",
-                          os.path.join(pdir, "trace.csv")], stdout=errf, stderr=errf)
+                          os.path.join(scratch, "trace.csv")], stdout=errf, stderr=errf)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         with open(os.path.join(pdir, "ssatrace.log"), encoding="utf-8") as f:
@@ -110,7 +112,7 @@ def stop_trace(p: subprocess.Popen) -> int:
         return p.wait()
 
 
-def run_workload(point: dict, pdir: str) -> tuple[int, str, dict]:
+def run_workload(point: dict, pdir: str, scratch: str) -> tuple[int, str, dict]:
     """(exit status, comm of the workload's requests, extra point data)."""
     w = point["workload"]
     dev = f"/dev/mapper/{PREFIX}-vol"
@@ -134,7 +136,7 @@ def run_workload(point: dict, pdir: str) -> tuple[int, str, dict]:
         except (OSError, ValueError, KeyError) as e:
             extra["notes"] = [f"fio output unreadable: {e}"]
         return rc, "fio", extra
-    args = point["command"]
+    args = [a.replace(pdir, scratch) for a in point["command"]]
     with open(os.path.join(pdir, "workload.log"), "w", encoding="utf-8") as lf:
         lf.write(shlex.join([SSALOAD] + args) + "\n")
         lf.flush()
@@ -182,13 +184,20 @@ def run_point(point: dict, plan: dict, outdir: str) -> dict:
         f.write(sh(["dmsetup", "table"], check=False).stdout)
         f.write(sh(["dmsetup", "ls"], check=False).stdout)
     phase("create")
-    tracer = start_trace(pdir)
+    # The records are written to the guest's own memory while the point
+    # runs and moved to the shared directory after: no host file I/O
+    # (9p) from the tracer or the generator while the volume is measured.
+    scratch = tempfile.mkdtemp(prefix="labrun-")
+    tracer = start_trace(pdir, scratch)
     phase("trace_attach")
     try:
-        rc, comm, extra = run_workload(point, pdir)
+        rc, comm, extra = run_workload(point, pdir, scratch)
         phase("workload")
     finally:
         trc = stop_trace(tracer)
+        for fn in os.listdir(scratch):
+            shutil.move(os.path.join(scratch, fn), os.path.join(pdir, fn))
+        os.rmdir(scratch)
         phase("trace_stop")
     done.update(extra)
     done["comm"] = comm
