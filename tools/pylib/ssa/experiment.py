@@ -463,11 +463,30 @@ def measured(recs: list, batches: int = 20) -> dict:
     out["utilization_max"] = max(est.utilization.values()) if est and est.utilization \
         else math.nan
     out["p_read_measured"] = out["read_n"] / len(recs) if recs else math.nan
-    # the rate at which the busiest member would be busy all the time
-    # (seed 002, section 5.3): utilization grows in proportion to the rate
-    u = out["utilization_max"]
-    out["max_rate"] = out["rate"] / u if u == u and u > 0 else math.nan
+    if est and est.utilization:
+        out["utilization_members"] = [est.utilization.get(m, 0.0)
+                                      for m in range(max(est.utilization) + 1)]
     return out
+
+
+def max_rate(point: dict, meas: dict) -> float:
+    """The measured maximum throughput (seed 002, section 5.3): the rate at
+    which the busiest member would be busy all the time, utilization
+    growing in proportion to the rate.  The busiest member is the model's:
+    with no skew every member carries the same load, and the mean of their
+    utilizations is the estimate (the largest of 16 noisy ones would be
+    biased high); with skew, parity striping's last member, whose data area
+    draws the most requests."""
+    u = meas.get("utilization_members")
+    rate = meas.get("rate", math.nan)
+    if not u or rate != rate:
+        return math.nan
+    n = point["volume"]["members"]
+    if point["workload"].get("skew", 0) and point["volume"]["layout"] == "pstripe":
+        busy = u[n - 1] if len(u) >= n else math.nan
+    else:
+        busy = float(np.mean(u + [0.0] * (n - len(u))))
+    return rate / busy if busy == busy and busy > 0 else math.nan
 
 
 def _load_filtered(trace: str, comm: str | None, win: Window | None) -> tuple[list, dict]:
@@ -673,6 +692,8 @@ def point_result(point: dict, meas: dict) -> dict:
         if k in w and k not in r:
             r[k] = w[k]
     r.update(meas)
+    if meas.get("utilization_members"):
+        r["max_rate"] = max_rate(point, meas)
     try:
         pmf = _sizes_pmf(w.get("sizes", "fixed:1"), _sizes_max(w.get("sizes", "fixed:1")))
         r["mean_blocks"] = float(np.dot(np.arange(1, len(pmf) + 1), pmf))
