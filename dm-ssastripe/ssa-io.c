@@ -977,11 +977,78 @@ void ssa_fork_begin(struct ssa_ctx *sc, struct ssa_io *io, u8 op, u64 start,
 	ssa_trace_fork(sc, io, op, start, end - start, nr_children);
 }
 
+/*
+ * Runs of [start, end): consecutive chunk pieces that continue one another
+ * on one member.  Parity striping keeps a member's data in one area, so a
+ * read there is one run, served by one child as the paper's disk reads
+ * contiguous blocks in one access; the other layouts put consecutive
+ * chunks on different members and have a run per piece.
+ */
+static u32 ssa_count_runs(struct ssa_ctx *sc, u64 start, u64 end)
+{
+	struct ssa_extent e;
+	u64 ls, len, next = 0;
+	u32 prev = U32_MAX, runs = 0;
+
+	for (ls = start; ls < end; ls += len) {
+		sc->layout->map(&sc->geom, ls, &e);
+		len = min(e.len, end - ls);
+		if (e.member != prev || e.msector != next)
+			runs++;
+		prev = e.member;
+		next = e.msector + len;
+	}
+	return runs;
+}
+
+/* One child per run (see ssa_count_runs()). */
+static void ssa_fork_runs(struct ssa_ctx *sc, struct ssa_io *io,
+			  struct bio *parent, u64 start, u64 end)
+{
+	struct ssa_extent e, run = { };
+	u64 ls, len, rs = start;
+	struct bio *child;
+
+	for (ls = start; ls <= end; ls += len) {
+		len = 0;
+		if (ls < end) {
+			sc->layout->map(&sc->geom, ls, &e);
+			len = min(e.len, end - ls);
+			if (ls > start && e.member == run.member &&
+			    e.msector == run.msector + run.len) {
+				run.len += len;
+				continue;
+			}
+		}
+		if (ls > start) {
+			child = ssa_clone(sc, io, parent, run.member, run.msector);
+			if (child) {
+				bio_trim(child, rs - start, run.len);
+				ssa_issue(sc, io, child);
+			}
+		}
+		if (ls == end)
+			break;
+		run = e;
+		run.len = len;
+		rs = ls;
+	}
+}
+
 /* A data request that spans more than one chunk. */
 static void ssa_fork_rw(struct ssa_ctx *sc, struct ssa_io *io,
 			struct bio *parent, u8 op, u64 start, u64 end)
 {
 	u64 chunks = ssa_chunks(sc, start, end);
+
+	/* reads of parity striping (its writes are planned elsewhere) */
+	if (sc->layout->id == SSA_LAYOUT_PSTRIPE) {
+		ssa_fork_begin(sc, io, op, start, end,
+			       ssa_count_runs(sc, start, end));
+		ssa_fork_runs(sc, io, parent, start, end);
+		ssa_io_put(io);
+		return;
+	}
 
 	/* With no more chunks than members, each member has one piece. */
 	if (!sc->coalesce || chunks <= sc->nr_members) {

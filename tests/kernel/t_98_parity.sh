@@ -155,6 +155,12 @@ parity_children() {
 	expect_eq "pstripe chunk read: reads per member" "$d" "1 0 0 0 0" || rc=1
 	d=$(delta ssat-v cr dread $v 4096 $((40 * 64 << 10)))
 	expect_eq "pstripe read in member 1's area" "$d" "0 1 0 0 0" || rc=1
+	# four chunks in one data area: one read, as one disk access
+	d=$(delta ssat-v cr dread $v $((256 << 10)) 0)
+	expect_eq "pstripe 256 KiB read in one area: one child" "$d" "1 0 0 0 0" || rc=1
+	# across the end of member 0's area into member 1's: one child each
+	d=$(delta ssat-v cr dread $v $((128 << 10)) $((31 * 64 << 10)))	# D = 32 chunks an area
+	expect_eq "pstripe read across two areas: one child each" "$d" "1 1 0 0 0" || rc=1
 	d=$(delta ssat-v cw dwrite $v 4096 4096)
 	expect_eq "pstripe 4 KiB write: writes per member (data 0, parity 1)" "$d" "1 1 0 0 0" || rc=1
 	d=$(delta ssat-v cw dwrite $v $((256 << 10)) 0)
