@@ -757,6 +757,8 @@ def report_md(results: dict) -> str:
              f"Experiment `{results['experiment']}` (seed {results['seed']}, "
              f"{results['figure']}){' -- quick variant' if results['quick'] else ''}.",
              "", f"Clock: **{results['clock']}**. Wall time {results.get('wall_s', 0):.0f} s"
+             + (f" (the whole run of {results['run_experiments']} experiments, one boot)"
+                if results.get("run_experiments", 1) > 1 else "")
              + (f", guest time {results['guest_s']:.0f} s" if results.get("guest_s") else "")
              + f". Status: **{results['status']}**.", ""]
     if results.get("about"):
@@ -862,6 +864,7 @@ def nan_to_none(o):
 
 
 def summarise(spec: dict, outdir: str, quick: bool, clock: str, wall_s: float = 0.0,
+              run_size: int = 1,
               batches: int = 20) -> dict:
     """Analyse every point directory under ``outdir`` (what ran of the
     plan; points that did not run are reported as such), run the models,
@@ -885,7 +888,8 @@ def summarise(spec: dict, outdir: str, quick: bool, clock: str, wall_s: float = 
     ok = all(r.get("status") == "ok" for r in res_pts)
     results = {"experiment": spec["name"], "title": spec["title"], "seed": spec["seed"],
                "figure": spec["figure"], "about": spec.get("about", ""), "quick": quick,
-               "clock": clock, "wall_s": wall_s, "guest_s": guest.get("guest_s"),
+               "clock": clock, "wall_s": wall_s, "run_experiments": run_size,
+               "guest_s": guest.get("guest_s"),
                "status": "complete" if ok else "incomplete", "x": spec["plot"].get("x", "rate"),
                "points": res_pts, "failures": failures}
     if spec.get("derive"):
@@ -987,7 +991,7 @@ def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | No
     wall = time.monotonic() - t0
     results = []
     for n in names:
-        r = summarise(cat[n], dirs[n], quick, clock, wall / len(names))
+        r = summarise(cat[n], dirs[n], quick, clock, wall, len(names))
         if rc not in (0, None):
             r["failures"].append(f"the {'guest' if clock != 'native' else 'run'} ended "
                                  f"with status {rc} (see {os.path.join(out, 'run.log')})")
