@@ -15,10 +15,11 @@
  * probability p_s, otherwise drawn from the density 2(C - x)/C^2 (continuous,
  * as in the seed), and the rotational latency is uniform on [0, R_max).  An
  * access to the same first sector as the access just served is the
- * exception: its block comes round R_max after that transfer ended (the
- * seed's convention, which makes a read-modify-write cost
- * X + T + R_max + T, eq. 6), or a whole number of rotations later if the
- * access starts later.
+ * exception: its first block comes round R_max after that block's transfer
+ * ended (the seed's convention, which makes a single-block
+ * read-modify-write cost X + T + R_max + T, eq. 6, and a B-block one
+ * X + T + R_max - (B - 1) alpha + T, as eq. 37 has it within a track), or a
+ * whole number of rotations later if the access starts later.
  *
  * With read_ahead set, a read that misses leaves the disk reading on, at
  * media speed, into one segment of read_ahead sectors after it.  A read
@@ -199,7 +200,7 @@ static void ssad_stochastic(const struct ssad_params *p, struct ssad_state *s,
 			    struct ssad_cost *c)
 {
 	if (s->last_valid && sector == s->last_sector) {
-		u64 round = s->last_end + p->rotation;
+		u64 round = s->last_rev + p->rotation;
 
 		if (t > round)
 			round += div64_u64(t - round + p->rotation - 1,
@@ -287,6 +288,9 @@ void ssad_service(const struct ssad_params *p, struct ssad_state *s,
 	s->last_valid = true;
 	s->last_sector = sector;
 	s->last_end = start + c->total;
+	s->last_rev = s->last_end;
+	if (p->mode == SSAD_STOCHASTIC && len > p->block_sectors)
+		s->last_rev -= c->xfer - p->block_time;
 	s->seg_valid = p->read_ahead && !write;
 	if (s->seg_valid) {
 		s->seg_start = sector + len;

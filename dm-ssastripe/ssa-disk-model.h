@@ -69,6 +69,7 @@ struct ssad_state {
 	bool last_valid;
 	u64 last_sector;	/* first sector of the last access served */
 	u64 last_end;		/* ... and when its transfer ended */
+	u64 last_rev;		/* ... and when its first block had passed */
 	/*
 	 * The read-ahead segment: sectors from seg_start on, read at media
 	 * speed from seg_t0 on (one segment: the next miss replaces it).

@@ -167,6 +167,12 @@ static void test_seed002_rotation(void)
 	tap(late.rot == p.rotation / 2 + (p.rotation & 1),
 	    "a late write waits for a further whole rotation (%llu ns)",
 	    (unsigned long long)late.rot);
+	/* four blocks: the first comes round R_max after it passed (eq. 37) */
+	ssad_service(&p, &s, false, 8192, 32, 100 * p.rotation, &r);
+	ssad_service(&p, &s, true, 8192, 32, 100 * p.rotation + r.total, &w);
+	tap(w.seek == 0 && w.rot == p.rotation - 3 * 1300000 && w.xfer == 4 * 1300000,
+	    "read then write of four blocks: the write waits R_max - 3 alpha (%llu ns)",
+	    (unsigned long long)w.rot);
 }
 
 /* Sampled X = S + R against the closed forms of seed 002 section 4.1. */
