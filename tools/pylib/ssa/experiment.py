@@ -686,7 +686,7 @@ def point_result(point: dict, meas: dict) -> dict:
     for each key the model gives (read_s, write_s, overall_s, rate,
     max_rate)."""
     r = {"id": point["id"], "label": point["label"], **point["params"],
-         "layout": point["volume"]["layout"]}
+         "params": dict(point["params"]), "layout": point["volume"]["layout"]}
     w = point["workload"]
     for k in ("rate", "mpl", "p_read", "think_ms", "sizes", "skew"):
         if k in w and k not in r:
@@ -767,9 +767,9 @@ def report_md(results: dict) -> str:
     lines += ["Times in ms; measured = mean fork-to-join response from the ssatrace "
               "records with its 95 % batch-means half-width; model = the spec's model "
               "(first variant); err = (measured - model) / model.", "",
-              f"| series | {x} | requests | util | read measured | read model | err | "
-              "write measured | write model | err | status |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+              f"| series | {x} | other parameters | requests | util | read measured | "
+              "read model | err | write measured | write model | err | status |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for p in results["points"]:
         def cell(k):
             m, h = p.get(f"{k}_s"), p.get(f"{k}_ci_s")
@@ -781,7 +781,9 @@ def report_md(results: dict) -> str:
             e = p.get(f"error_{k}")
             return "-" if e is None or e != e else f"{e:+.1%}"
         u = p.get("utilization_max")
-        lines.append(f"| {p.get('label') or '-'} | {p.get(x, '-')} | {p.get('requests', '-')} | "
+        other = ", ".join(f"{k} {v}" for k, v in p.get("params", {}).items() if k != x) or "-"
+        lines.append(f"| {p.get('label') or '-'} | {p.get(x, '-')} | {other} | "
+                     f"{p.get('requests', '-')} | "
                      f"{'-' if u is None or u != u else f'{u:.3f}'} | {cell('read')} | "
                      f"{_ms(p.get('model_read_s'))} | {err('read')} | {cell('write')} | "
                      f"{_ms(p.get('model_write_s'))} | {err('write')} | {p.get('status')} |")
@@ -842,7 +844,7 @@ def plot(spec: dict, results: dict, outdir: str) -> list[str]:
         ax.set_title(f"{pl.get('title', spec['title'])}\n{y} ({results['clock']} clock)",
                      fontsize=9)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=6 if len(groups) > 3 else 7, ncol=2 if len(groups) > 3 else 1)
         fig.tight_layout()
         fn = os.path.join(outdir, f"{spec['name']}-{y.replace('_s', '')}.png")
         fig.savefig(fn, dpi=110)
