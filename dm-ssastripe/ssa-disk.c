@@ -16,6 +16,11 @@
  * them to the backing device (submission may sleep; the callback may not).
  * A late timer delays the delivery of a completion, never the model.
  *
+ * The status figures are the model's too: they cover a window of the
+ * model's own timeline, from the first arrival after creation or
+ * reset_stats to the end of the last service (or to now while one is in
+ * service), not the guest's time around it.  See ssad_status().
+ *
  * Flushes, discards and write-zeroes go straight through: the modelled disk
  * has no write cache to flush and models reads and writes only.
  *
@@ -57,19 +62,34 @@ struct ssad_io {
 	u64 end;		/* modelled end; 0 if it was released unmodelled */
 	u64 sector;		/* on the modelled disk */
 	u64 dsector;		/* on the ssadisk device, as submitted */
+	u64 dist_q10;		/* seek distance, 1/1024 cylinder */
 	u32 len;
 	u32 cyl;
+	u32 gen;		/* the stats window it was counted in */
 	u8 op;			/* 0 read, 1 write */
 	bool hit;		/* served from the read-ahead cache */
 };
 
-/* Counters since creation or the last reset_stats message. */
+/*
+ * Counters of the accesses that ended since creation or the last
+ * reset_stats message, and the window of the model's timeline they cover:
+ * it opens at the first arrival (at the reset itself if an access was in
+ * service then) and ends at the end of the last service, or at the
+ * moment of the status while one is in service.  The idle time before
+ * the first access and after the last is outside it: that is the time a
+ * test spends starting its load and reading the status, which has nothing
+ * to do with the disk (and which QEMU's instruction clock inflates: every
+ * wait of an idle guest for the host jumps its clock to the next timer).
+ */
 struct ssad_stats {
-	u64 since;
+	bool open;		/* the window has opened */
+	u64 first;		/* ... at this time */
+	u64 last;		/* end of the last service counted */
 	u64 ios;
 	u64 reads;
 	u64 writes;
 	u64 busy;		/* sum of service times */
+	u64 busy_in;		/* ... of their parts inside the window */
 	u64 svc_sq;		/* sum of squared service times, 2^20 ns^2 */
 	u64 resp;		/* sum of arrival-to-end times */
 	u64 dist_q10;		/* sum of seek distances, 1/1024 cylinder */
@@ -103,6 +123,7 @@ struct ssad_ctx {
 	u64 next_id;
 	struct bio_list done;		/* served, to send to the device */
 	struct ssad_stats stats;
+	u32 gen;			/* stats window, bumped by reset_stats */
 
 	struct hrtimer timer;
 	struct workqueue_struct *wq;
@@ -168,8 +189,8 @@ static bool ssad_start_next(struct ssad_ctx *sc)
 		     io->start, &cost);
 	io->end = io->start + cost.total;
 	io->hit = cost.hit;
+	io->dist_q10 = cost.dist_q10;
 	sc->cur = io;
-	sc->stats.dist_q10 += cost.dist_q10;
 	trace_ssadisk_service_start(sc->devt, io->id, io->op, io->dsector,
 				    io->len, io->arrival, io->start,
 				    io->end, cost.seek, cost.rot, cost.xfer,
@@ -189,9 +210,14 @@ static void ssad_finish(struct ssad_ctx *sc)
 	else
 		st->reads++;
 	st->busy += svc;
+	if (io->end > st->first)
+		st->busy_in += io->end - max(io->start, st->first);
+	st->last = io->end;
 	st->svc_sq += mul_u64_u64_shr(svc, svc, 20);
 	st->resp += io->end - io->arrival;
+	st->dist_q10 += io->dist_q10;
 	st->hits += io->hit;
+	io->gen = sc->gen;
 	trace_ssadisk_service_end(sc->devt, io->id, io->op, io->dsector,
 				  io->len, io->start, io->end);
 	sc->busy_until = io->end;
@@ -237,6 +263,18 @@ static enum hrtimer_restart ssad_timer_fn(struct hrtimer *timer)
 	return ret;
 }
 
+/*
+ * Bring the model up to @now, as the timer does when it fires: a status or
+ * a reset then sees every service that has ended by @now, not only those
+ * whose (possibly late) timer has run.  While an access is in service the
+ * timer is set for its end, which is then past: it fires and sets itself
+ * for whatever is in service by then.  Lock held; true if bios are ready.
+ */
+static bool ssad_catch_up(struct ssad_ctx *sc, u64 now)
+{
+	return !sc->draining && sc->cur && ssad_advance(sc, now);
+}
+
 /* Send served bios to the backing device, in the order they were served. */
 static void ssad_submit_work(struct work_struct *work)
 {
@@ -244,17 +282,20 @@ static void ssad_submit_work(struct work_struct *work)
 	u64 late = 0, late_n = 0, now;
 	struct bio_list list;
 	struct bio *bio;
+	u32 gen;
 
 	spin_lock_irq(&sc->lock);
 	list = sc->done;
 	bio_list_init(&sc->done);
+	gen = sc->gen;
 	spin_unlock_irq(&sc->lock);
 
 	now = ktime_get_ns();
 	while ((bio = bio_list_pop(&list))) {
 		struct ssad_io *io = ssad_io(bio);
 
-		if (io->end) {
+		/* the accesses the status counts: modelled, in this window */
+		if (io->end && io->gen == gen) {
 			late += now > io->end ? now - io->end : 0;
 			late_n++;
 		}
@@ -262,8 +303,10 @@ static void ssad_submit_work(struct work_struct *work)
 	}
 	if (late_n) {
 		spin_lock_irq(&sc->lock);
-		sc->stats.late += late;
-		sc->stats.late_n += late_n;
+		if (sc->gen == gen) {
+			sc->stats.late += late;
+			sc->stats.late_n += late_n;
+		}
 		spin_unlock_irq(&sc->lock);
 	}
 }
@@ -302,6 +345,10 @@ static int ssad_map(struct dm_target *ti, struct bio *bio)
 	io->arrival = now;
 	io->end = 0;
 	io->id = sc->next_id++;
+	if (!sc->stats.open) {
+		sc->stats.open = true;
+		sc->stats.first = now;
+	}
 	list_add_tail(&io->list, &sc->queue);
 	sc->queued++;
 	if (!sc->cur) {
@@ -752,7 +799,6 @@ static int ssad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	sc->devt = disk_devt(dm_disk(dm_table_get_md(ti->table)));
 	ssad_state_init(&sc->state, sc->seed, ktime_get_ns());
-	sc->stats.since = ktime_get_ns();
 
 	ti->private = sc;
 	ti->num_flush_bios = 1;
@@ -845,19 +891,34 @@ static void ssad_status(struct dm_target *ti, status_type_t type,
 	char el[24], svc[24], resp[24], seek[24], late[24];
 	struct ssad_stats st;
 	unsigned int sz = 0;
-	u64 now, elapsed, util, m2;
+	u64 now, elapsed = 0, busy, util, m2;
+	bool ready;
 	u32 queued;
 
 	switch (type) {
 	case STATUSTYPE_INFO:
+		/*
+		 * The window on the model's timeline (struct ssad_stats): to
+		 * now, with the part of the current service done by now, while
+		 * the disk is busy; to the end of the last service when idle.
+		 */
 		spin_lock_irq(&sc->lock);
+		now = ktime_get_ns();
+		ready = ssad_catch_up(sc, now);
 		st = sc->stats;
 		queued = sc->queued;
+		busy = st.busy_in;
+		if (st.open && sc->cur) {
+			elapsed = now - st.first;
+			busy += now - min(now, max(sc->cur->start, st.first));
+		} else if (st.open && st.last > st.first) {
+			elapsed = st.last - st.first;
+		}
 		spin_unlock_irq(&sc->lock);
-		now = ktime_get_ns();
-		elapsed = now > st.since ? now - st.since : 1;
-		util = mul_u64_u64_div_u64(min(st.busy, elapsed), 10000,
-					   elapsed);
+		if (ready)
+			queue_work(sc->wq, &sc->submit_work);
+		util = elapsed ? mul_u64_u64_div_u64(min(busy, elapsed), 10000,
+						     elapsed) : 0;
 		m2 = st.ios ? mul_u64_u64_div_u64(st.svc_sq, 1 << 20,
 						  st.ios * 1000000) : 0;
 		ssad_fmt_ratio(el, sizeof(el), elapsed, MS);
@@ -887,12 +948,23 @@ static int ssad_message(struct dm_target *ti, unsigned int argc, char **argv,
 			char *result, unsigned int maxlen)
 {
 	struct ssad_ctx *sc = ti->private;
+	bool ready;
+	u64 now;
 
 	if (argc == 1 && !strcasecmp(argv[0], "reset_stats")) {
 		spin_lock_irq(&sc->lock);
+		now = ktime_get_ns();
+		ready = ssad_catch_up(sc, now);
 		memset(&sc->stats, 0, sizeof(sc->stats));
-		sc->stats.since = ktime_get_ns();
+		sc->gen++;
+		/* busy now: the window opens here, with the rest of that service */
+		if (sc->cur) {
+			sc->stats.open = true;
+			sc->stats.first = now;
+		}
 		spin_unlock_irq(&sc->lock);
+		if (ready)
+			queue_work(sc->wq, &sc->submit_work);
 		return 0;
 	}
 	DMWARN("unrecognised message '%s' (expected reset_stats)",
@@ -910,7 +982,7 @@ static int ssad_iterate_devices(struct dm_target *ti,
 
 static struct target_type ssad_target = {
 	.name = "ssadisk",
-	.version = { 1, 0, 0 },
+	.version = { 1, 1, 0 },
 	.module = THIS_MODULE,
 	.ctr = ssad_ctr,
 	.dtr = ssad_dtr,

@@ -19,6 +19,13 @@
       read 4 KiB with O_DIRECT, then write it back at once (one process)
   check_ssadisk.py rmw TRACE --rotation NS --xfer NS [--late-ms L]
       a read then write of one block, from the ftrace capture (mono clock)
+  check_ssadisk.py status-trace TRACE STATUSES [--min-ios N]
+      every `dmsetup status` line in STATUSES (one a line, "run " or
+      "idle " before it: taken during the load or after it) against the
+      ftrace record of every access: the window is the model's timeline,
+      from the first arrival to elapsed_ms later; the accesses ended in it,
+      the busy time in it (utilization), and once idle the service-time
+      moments, response and seek means of all of them
   check_ssadisk.py ssatrace-disk RECORDS.json [--min-children N]
       `ssatrace record --disk --format json` over a stripe of ssadisks:
       every child has the time its disk began serving it, between its
@@ -207,6 +214,98 @@ def parse_trace(path: str) -> list:
     return events
 
 
+def window_numbers(ev: list, elapsed_ns: float) -> dict:
+    """What the status should say for a window of ``elapsed_ns`` from the
+    first arrival, from the record of every access (arrival, start, end in
+    ns, op, dist_q10): the accesses ended in it and their figures, and the
+    busy time inside it (the part of a service in progress included).  The
+    status prints elapsed_ms truncated to the microsecond: its window ends
+    up to 999 ns after what it says."""
+    t0 = min(e["arrival"] for e in ev)
+    t1 = t0 + round(elapsed_ns) + 999
+    done = [e for e in ev if e["end"] <= t1]
+    busy = sum(max(0, min(e["end"], t1) - max(e["start"], t0)) for e in ev)
+    n = len(done)
+    svc = [e["end"] - e["start"] for e in done]
+    return {
+        "ios": n,
+        "reads": sum(e["op"] == "read" for e in done),
+        "writes": sum(e["op"] == "write" for e in done),
+        "util": busy / elapsed_ns if elapsed_ns else 0.0,
+        "busy_now": any(e["start"] < t1 < e["end"] for e in ev),
+        "svc_mean_us": sum(svc) / n / 1e3 if n else 0.0,
+        "svc_m2_us2": sum(x * x for x in svc) / n / 1e6 if n else 0.0,
+        "resp_mean_us": sum(e["end"] - e["arrival"] for e in done) / n / 1e3 if n else 0.0,
+        "seek_mean": sum(e["dist_q10"] for e in done) / 1024 / n if n else 0.0,
+    }
+
+
+def status_verdict(tag: str, st: dict, ev: list, last: bool) -> tuple:
+    """(ok, lines) for one status line against the record.
+
+    The status truncates: utilization to 1e-4, elapsed and the means to
+    1e-3 of their unit, the second moment to an integer.  ``last``: the
+    status taken once the disk had served every access of the record, whose
+    window ends at the last end.  During the load the window's end is
+    known from elapsed_ms only: what ended by then, and the busy time up to
+    it, are checked against it.
+    """
+    w = window_numbers(ev, st["elapsed_ms"] * 1e6)
+    checks = [("accesses ended in the window", st["ios"], w["ios"], 0)]
+    if not last:
+        checks.append(("utilization in the window", st["util"], w["util"], 1.5e-4))
+    else:
+        t0, t1 = min(e["arrival"] for e in ev), max(e["end"] for e in ev)
+        busy = sum(e["end"] - e["start"] for e in ev)
+        checks += [("utilization: busy / (last end - first arrival)", st["util"],
+                    busy / (t1 - t0), 1.5e-4),
+                   ("elapsed_ms: first arrival to last end", st["elapsed_ms"],
+                    (t1 - t0) / 1e6, 1.5e-3),
+                   ("reads", st["reads"], w["reads"], 0),
+                   ("writes", st["writes"], w["writes"], 0),
+                   ("svc_mean_us", st["svc_mean_us"], w["svc_mean_us"], 1.5e-3),
+                   ("svc_m2_us2", st["svc_m2_us2"], w["svc_m2_us2"],
+                    2.5 + 1e-6 * w["svc_m2_us2"]),
+                   ("resp_mean_us", st["resp_mean_us"], w["resp_mean_us"], 1.5e-3),
+                   ("seek_mean_cyl", st["seek_mean"], w["seek_mean"], 1.5e-3)]
+    ok = True
+    lines = [f"# {tag} status: elapsed {st['elapsed_ms']:.3f} ms, "
+             f"{'in service' if w['busy_now'] else 'idle'} at its end"]
+    for name, got, want, tol in checks:
+        good = abs(got - want) <= tol
+        ok = ok and good
+        lines.append(f"{'ok' if good else 'FAIL'}: {tag} {name}: status {got:.10g}, "
+                     f"record {want:.10g} (tolerance {tol:.3g})")
+    return ok, lines
+
+
+def cmd_status_trace(a) -> bool:
+    """The status figures against the record of every access."""
+    ev = sorted((e for e in parse_trace(a.trace) if e["ev"] == "start"),
+                key=lambda e: e["id"])
+    if len(ev) < a.min_ios:
+        print(f"FAIL: only {len(ev)} accesses traced (want >= {a.min_ios})")
+        return False
+    lines = [ln.split(None, 1) for ln in Path(a.statuses).read_text().splitlines()
+             if ln.strip()]
+    if not any(t == "idle" for t, _ in lines):
+        print("FAIL: no status taken after the load")
+        return False
+    span = max(e["end"] for e in ev) - min(e["arrival"] for e in ev)
+    busy = sum(e["end"] - e["start"] for e in ev)
+    gaps = [y["arrival"] - x["arrival"] for x, y in zip(ev, ev[1:])]
+    es = busy / len(ev)
+    print(f"# {len(ev)} accesses over {span / 1e6:.3f} ms of the model's timeline: busy "
+          f"{busy / 1e6:.3f} ms, utilization {busy / span:.4f}; arrival rate x E[S] "
+          f"{es / (sum(gaps) / len(gaps)):.4f}")
+    ok = True
+    for tag, text in lines:
+        good, out = status_verdict(tag, parse_status(text), ev, tag == "idle")
+        print("\n".join(out))
+        ok = ok and good
+    return ok
+
+
 def cmd_rmw(a) -> bool:
     ev = parse_trace(a.trace)
     starts = [e for e in ev if e["ev"] == "start"]
@@ -310,6 +409,10 @@ def main() -> int:
     p.add_argument("--rotation", type=int, required=True)
     p.add_argument("--xfer", type=int, required=True)
     p.add_argument("--late-ms", type=float, default=5.0)
+    p = sub.add_parser("status-trace")
+    p.add_argument("trace")
+    p.add_argument("statuses")
+    p.add_argument("--min-ios", type=int, default=50)
     p = sub.add_parser("ssatrace-disk")
     p.add_argument("records")
     p.add_argument("--min-children", type=int, default=100)
@@ -319,6 +422,7 @@ def main() -> int:
     a = ap.parse_args()
     res = {"moments": cmd_moments, "seek": cmd_seek, "pk": cmd_pk,
            "pk-trace": cmd_pk_trace, "rmw": cmd_rmw, "rmw-io": cmd_rmw_io,
+           "status-trace": cmd_status_trace,
            "ssatrace-disk": cmd_ssatrace_disk}[a.cmd](a)
     return SKIP if res is None else 0 if res else 1
 

@@ -461,6 +461,56 @@ ssadisk_pk() {
 	return $rc
 }
 
+# The status against the model's own timeline, with a load that leaves the
+# disk idle most of the time: a second of nothing after reset_stats, fio's
+# start, 120 reads at 20 per second one at a time (utilization about 0.22
+# at time_scale 0.5), a second of nothing, then the status twice more.
+# Every figure is checked against the ssadisk_service_start record of
+# every access (check_ssadisk.py status-trace): elapsed_ms is first arrival
+# to last end, the utilization is the busy time in that window (also in the
+# windows of statuses taken during the load), and the idle time around the
+# load is in none of them.  Under the instruction clock that idle time is
+# tens of seconds of guest time (each wait of the idle guest for the host,
+# as fio's start reads its files, jumps the clock to the next timer); the
+# old status, which counted from the reset to the read, showed a twentieth
+# of the utilization there.
+ssadisk_status_window() {
+	local rc=0 i pid st=$WORK/status.txt
+	mkdir -p "$WORK"
+	: > "$st"
+	disk_create ssat-d /dev/ram0 131072 preset ct1992 time_scale 0.5 || return 1
+	ssadisk_trace_start "dev == $(dev_t_of ssat-d)"
+	echo 0 > $TR/events/ssadisk/ssadisk_service_end/enable
+	dmsetup message ssat-d 0 reset_stats
+	sleep 1
+	(cd /tmp && exec fio --name=w --filename=/dev/mapper/ssat-d --direct=1 \
+		--ioengine=libaio --rw=randread --bs=4k --iodepth=1 --norandommap \
+		--randrepeat=0 --number_ios=120 --rate_iops=20 \
+		--output=/tmp/ssat-fw.out) &
+	pid=$!
+	# statuses during the load, some of them with an access in service
+	for ((i = 0; i < 600; i++)); do
+		[ "$(dstat ssat-d | awk '{ print $6 }')" -gt 10 ] && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	for ((i = 0; i < 6; i++)); do
+		kill -0 $pid 2>/dev/null || break
+		echo "run $(dstat ssat-d)" >> "$st"
+		sleep 0.3
+	done
+	wait $pid || { fail "fio failed"; cat /tmp/ssat-fw.out; rc=1; }
+	sleep 1
+	echo "idle $(dstat ssat-d)" >> "$st"
+	sleep 1
+	echo "idle $(dstat ssat-d)" >> "$st"
+	ssadisk_trace_stop "$WORK/status.trace"
+	sed 's/^/# /' "$st"
+	$CHECK_DISK status-trace "$WORK/status.trace" "$st" --min-ios 120 || rc=1
+	[ $rc = 0 ] || cp "$WORK/status.trace" "$st" "${logdir:-/nonexistent}/" 2>/dev/null
+	return $rc
+}
+
 # wait_queued NAME N [SECONDS]: wait until at least N accesses wait in the
 # disk's queue (status field 9), which on a slow guest can take seconds
 # after the load was started.
@@ -536,4 +586,5 @@ register ssadisk_seek ssadisk_seek
 register ssadisk_read_ahead ssadisk_read_ahead
 register ssadisk_rmw ssadisk_rmw
 register ssadisk_pk ssadisk_pk
+register ssadisk_status_window ssadisk_status_window
 register ssadisk_suspend ssadisk_suspend

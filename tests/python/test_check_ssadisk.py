@@ -130,3 +130,104 @@ def test_correction_is_pk_for_poisson_and_closer_for_bursty():
         errs.append((abs(m["resp"] / check.gg1_response(m) - 1), abs(m["resp"] / pk - 1)))
     corrected, plain = np.mean(errs, axis=0)
     assert plain > 0.05 and corrected < plain / 2, errs
+
+
+# -- status-trace: the status figures against the record of every access --
+
+def idle_record(seed=8, n=120, gap_ms=50.0, svc_ms=10.0):
+    """A FIFO record with the disk idle most of the time: arrivals 50 ms
+    apart on average, services of about 10 ms (ns, as parse_trace gives)."""
+    rng = np.random.default_rng(seed)
+    t0 = 5_000_000_000_000            # the guest's clock at the first arrival
+    arr = t0 + np.cumsum(np.r_[0, rng.exponential(gap_ms * 1e6, n - 1)]).astype(int)
+    ev, prev = [], 0
+    for i, a in enumerate(arr):
+        start = max(int(a), prev)
+        end = start + int(rng.uniform(0.5, 1.5) * svc_ms * 1e6)
+        ev.append({"id": i, "op": "write" if i % 5 == 0 else "read", "arrival": int(a),
+                   "start": start, "end": end, "dist_q10": int(rng.integers(0, 1 << 20))})
+        prev = end
+    return ev
+
+
+def status_line(ev, first, now):
+    """The status ssa-disk.c prints at guest time ``now`` for a window that
+    opened at ``first``: its sums and truncations, figure by figure."""
+    done = [e for e in ev if e["end"] <= now]
+    cur = [e for e in ev if e["start"] <= now < e["end"]]
+    if cur:
+        horizon = now
+    else:
+        horizon = max([e["end"] for e in done], default=first)
+    el = horizon - first
+    busy = sum(e["end"] - max(e["start"], first) for e in done)
+    busy += sum(now - max(e["start"], first) for e in cur)
+    n = len(done)
+    util = min(busy, el) * 10000 // el if el else 0
+    sq = sum((e["end"] - e["start"]) ** 2 >> 20 for e in done)
+
+    def ratio(num, den):
+        v = num * 1000 // den if den else 0
+        return f"{v // 1000}.{v % 1000:03d}"
+    return (f"0 131072 ssadisk stochastic fifo {n} "
+            f"{sum(e['op'] == 'read' for e in done)} {sum(e['op'] == 'write' for e in done)} "
+            f"0 {ratio(el, 10 ** 6)} {util // 10000}.{util % 10000:04d} "
+            f"{ratio(sum(e['end'] - e['start'] for e in done), n * 1000)} "
+            f"{sq * (1 << 20) // (n * 10 ** 6) if n else 0} "
+            f"{ratio(sum(e['end'] - e['arrival'] for e in done), n * 1000)} "
+            f"{ratio(sum(e['dist_q10'] for e in done), n * 1024)} 35.000 0")
+
+
+def verdict(ev, line, last):
+    return check.status_verdict("t", check.parse_status(line), ev, last)
+
+
+def test_status_window_passes_idle_and_in_service():
+    ev = idle_record()
+    first = ev[0]["arrival"]
+    # once idle: the window ends at the last end, however late the read
+    ok, lines = verdict(ev, status_line(ev, first, ev[-1]["end"] + 10 ** 9), True)
+    assert ok, lines
+    # during the load, in service and between services
+    for e in ev[10:100:7]:
+        for now in (e["start"] + (e["end"] - e["start"]) // 3, e["end"] + 1000):
+            ok, lines = verdict(ev, status_line(ev, first, now), False)
+            assert ok, lines
+
+
+def test_status_from_the_reset_fails():
+    # the old status: elapsed from the reset (a second before the first
+    # arrival) to the read (a second after the last end)
+    ev = idle_record()
+    first = ev[0]["arrival"] - 10 ** 9
+    line = status_line(ev, first, ev[-1]["end"] + 10 ** 9).split()
+    span = ev[-1]["end"] + 10 ** 9 - first
+    busy = sum(e["end"] - e["start"] for e in ev)
+    line[9] = f"{span / 1e6:.3f}"
+    line[10] = f"{busy / span:.4f}"
+    ok, lines = verdict(ev, " ".join(line), True)
+    assert not ok
+    assert any(x.startswith("FAIL: t utilization: busy") for x in lines), lines
+    assert any(x.startswith("FAIL: t elapsed_ms") for x in lines), lines
+
+
+def test_status_without_the_service_in_progress_fails():
+    # busy time of the ended services only, over a window that runs to now
+    ev = idle_record(svc_ms=30.0)
+    first = ev[0]["arrival"]
+    e = ev[60]
+    now = e["start"] + (e["end"] - e["start"]) * 9 // 10
+    line = status_line(ev, first, now).split()
+    busy = sum(x["end"] - x["start"] for x in ev if x["end"] <= now)
+    line[10] = f"{busy / (now - first):.4f}"
+    ok, lines = verdict(ev, " ".join(line), False)
+    assert not ok, lines
+
+
+def test_status_miscounted_fails():
+    ev = idle_record()
+    line = status_line(ev, ev[0]["arrival"], ev[-1]["end"]).split()
+    line[5] = str(int(line[5]) - 1)
+    ok, lines = verdict(ev, " ".join(line), True)
+    assert not ok
+    assert lines[1].startswith("FAIL: t accesses ended"), lines
