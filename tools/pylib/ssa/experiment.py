@@ -62,7 +62,8 @@ _WORKLOAD_KEYS = {"generator", "mode", "rate", "mpl", "think_ms", "think_dist", 
                   "sizes", "block", "pattern", "requests", "warmup", "skew", "align",
                   "offset_shift", "arrivals", "job", "runtime_s", "max_outstanding", "load"}
 _MODEL_KEYS = {"kind", "sync", "bounds", "sizes", "skew", "balance", "coalescing",
-               "request_kb", "cpu_delay_ms"}
+               "request_kb", "cpu_delay_ms", "cache_mbps", "pos_a_ms", "pos_b_ms",
+               "max_read_seek_ms", "beta_concentration"}
 _PLOT_KEYS = {"x", "y", "xlabel", "ylabel", "title", "logx", "by"}
 _CHECK_KEYS = {"tolerance", "metrics", "max_utilization"}
 _DERIVE_KEYS = {"kind", "group", "over", "metric", "formulas"}
@@ -314,8 +315,9 @@ def _disk_args(d: dict) -> list[str]:
     if "preset" in d:
         args += ["preset", str(d["preset"])]
     for k, v in d.items():
-        if k != "preset":
-            args += [k, str(v)]
+        if k == "preset" or v is False:
+            continue
+        args += [k] if v is True else [k, str(v)]       # spread = true: a bare flag
     return args
 
 
@@ -642,11 +644,18 @@ def model_point(point: dict) -> dict:
         fn = raid5.maxrate_raid5 if v["layout"] == "raid5" else raid5.maxrate_pstripe
         return {"model": {"max_rate": fn(arr)}}
     if kind == "array":
+        extra = {f: float(m[k]) / 1e3 for k, f in (("pos_a_ms", "pos_a"), ("pos_b_ms", "pos_b"),
+                                                    ("max_read_seek_ms", "max_read_seek"))
+                 if k in m}
+        if "cache_mbps" in m:                   # 0: no array cache server (an ssastripe volume)
+            extra["cache_rate"] = float(m["cache_mbps"]) * 1e6 or math.inf
+        if "beta_concentration" in m:
+            extra["beta_concentration"] = float(m["beta_concentration"])
         cfg = array.ArrayConfig(
             disks=v["members"], stripe_unit=int(v["chunk_kb"] * KB),
             mirrored=v["layout"] == "mirror",
             coalescing=m.get("coalescing", "on") == "on",
-            balance=m.get("balance", "transfer"))
+            balance=m.get("balance", "transfer"), **extra)
         size = float(m.get("request_kb", 0) or 0) * KB or \
             int(w.get("sizes", "fixed:1").split(":")[1]) * w.get("block", 4096)
         mpl = int(w["mpl"])
@@ -825,7 +834,8 @@ def plot(spec: dict, results: dict, outdir: str) -> list[str]:
             col = f"C{i}"
             xs = [p[x] for p in g]
             mv = [p.get(y, math.nan) for p in g]
-            ci = [p.get(y.replace("_s", "_ci_s"), 0) or 0 for p in g]
+            cik = y[:-2] + "_ci_s" if y.endswith("_s") else None   # max_rate, rate: none
+            ci = [(p.get(cik) or 0) if cik else 0 for p in g]
             ci = [0 if c != c else c for c in ci]
             name = f"{lab} " if lab else ""
             ax.errorbar(xs, mv, yerr=ci, fmt="o", color=col, capsize=3,
