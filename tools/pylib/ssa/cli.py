@@ -527,11 +527,20 @@ def _print_experiment_run(r: dict) -> None:
 
 def _experiment_report(args: argparse.Namespace) -> dict:
     from . import experiment
-    with open(os.path.join(args.dir, "plan.json"), encoding="utf-8") as f:
+    # one experiment's directory of a run of several: its plan is a level up
+    path = os.path.join(args.dir, "plan.json")
+    if not os.path.exists(path):
+        path = os.path.join(os.path.dirname(os.path.abspath(args.dir)), "plan.json")
+    with open(path, encoding="utf-8") as f:
         plans = json.load(f)
     cat = experiment.catalogue()
     res = []
+    want = os.path.abspath(args.dir)
+    if not any(pl["dir"] == want for pl in plans):
+        want = None                             # the whole run's directory
     for pl in plans:
+        if want and pl["dir"] != want:
+            continue
         r = experiment.summarise(cat[pl["experiment"]], pl["dir"], pl["quick"], pl["clock"])
         r["dir"] = pl["dir"]
         res.append(r)
