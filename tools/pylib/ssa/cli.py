@@ -604,13 +604,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _nan_to_null(o):
     """JSON has no NaN: an unstable rate's times become null."""
-    if isinstance(o, float) and o != o:
-        return None
-    if isinstance(o, dict):
-        return {k: _nan_to_null(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_nan_to_null(v) for v in o]
-    return o
+    from .experiment import nan_to_none
+    return nan_to_none(o)
 
 
 def _json_default(o):

@@ -864,6 +864,7 @@ def plot(spec: dict, results: dict, outdir: str) -> list[str]:
 
 
 def nan_to_none(o):
+    """JSON has no NaN: NaN (a point not measured, an unstable rate) -> null."""
     if isinstance(o, float) and o != o:
         return None
     if isinstance(o, dict):
