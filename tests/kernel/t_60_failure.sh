@@ -16,15 +16,24 @@ member_fails() {
 	local s0 s1 s3
 	s0=$(sum_dev /dev/ram0 8192); s1=$(sum_dev /dev/ram1 8192); s3=$(sum_dev /dev/ram3 8192)
 
-	# member 2 starts failing under a running read load
-	(cd "$WORK" && fio --name=load --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
-		--rw=randread --bssplit=4k/50:256k/50 --iodepth=16 --time_based --runtime=4 \
-		--continue_on_error=all --output="$WORK/fio.out" >/dev/null 2>&1) &
-	local fio_pid=$!
-	wait_io ssat-v || { wait $fio_pid; return 1; }
+	# member 2 starts failing under a running read load; the load goes on
+	# until the volume has seen the failure (at most 30 s), not for a fixed
+	# time that a slow machine could use up before the switch
+	(cd "$WORK" && exec fio --name=load --filename=/dev/mapper/ssat-v --direct=1 \
+		--ioengine=libaio --rw=randread --bssplit=4k/50:256k/50 --iodepth=16 \
+		--time_based --runtime=60 --continue_on_error=all --output="$WORK/fio.out" \
+		>/dev/null 2>&1) &
+	local fio_pid=$! i
+	wait_io ssat-v || { kill $fio_pid; wait $fio_pid; return 1; }
 	sleep 0.5
 	klog_mark
 	dmsetup load ssat-m2 --table "0 8192 error" && dmsetup suspend ssat-m2 && dmsetup resume ssat-m2
+	for ((i = 0; i < 300; i++)); do
+		[ "$(vstat ssat-v health)" = AADA ] && break
+		sleep 0.1
+	done
+	sleep 0.5		# and a little more I/O against the failed member
+	kill -INT $fio_pid 2>/dev/null
 	wait $fio_pid
 	sleep 0.5
 
