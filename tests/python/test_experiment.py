@@ -264,3 +264,16 @@ def test_cli_list_and_unknown(capsys):
     assert "seed002-table1" in capsys.readouterr().out
     assert cli.main(["experiment", "run", "nope", "--out", "/tmp/x"]) == 2
     assert "unknown experiment" in capsys.readouterr().err
+
+
+def test_stop_group_ends_the_whole_group():
+    """--timeout stops the child's whole process group (the emulator or the
+    executor and what they started), not only the child."""
+    import subprocess
+    import time
+    p = subprocess.Popen(["bash", "-c", "sleep 100 & sleep 100; wait"], start_new_session=True)
+    time.sleep(0.3)
+    ex._stop_group(p)
+    assert p.poll() is not None
+    left = subprocess.run(["pgrep", "-g", str(p.pid)], capture_output=True, text=True)
+    assert left.stdout.strip() == ""

@@ -956,6 +956,22 @@ def _done_ok(pdir: str) -> bool:
     return _read_json(os.path.join(pdir, "point.json")).get("status") == "ok"
 
 
+def _stop_group(p) -> None:
+    """SIGTERM to a child's process group, SIGKILL after 30 s."""
+    import signal
+    import subprocess
+    for sig, wait in ((signal.SIGTERM, 30), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            p.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
 def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | None = None,
         echo=print, resume: bool = False) -> list[dict]:
     """Run experiments in one boot on ``clock`` and summarise each.  One
@@ -994,12 +1010,15 @@ def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | No
     with open(os.path.join(out, "run.log"), "a" if resume else "w", encoding="utf-8") as logf:
         if not plans:
             cmd = ["true"]
+        p = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT,
+                             start_new_session=True)
         try:
-            p = subprocess.run(cmd, stdout=logf, stderr=subprocess.STDOUT, timeout=timeout,
-                               start_new_session=True)
-            rc = p.returncode
+            rc = p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            # the whole group: the emulator (or, natively, the executor,
+            # which restores udev's queue on SIGTERM), then what is left
             logf.write(f"\nssa experiment: stopped after {timeout:.0f} s\n")
+            _stop_group(p)
             rc = "timeout"
     wall = time.monotonic() - t0
     results = []

@@ -241,6 +241,9 @@ def main(argv: list[str]) -> int:
             print(f"labrun: {tool} is missing: run make first", file=sys.stderr)
             return 2
     t0 = time.monotonic()
+    # stopped from outside (ssa experiment --timeout): still give udev its
+    # queue back and remove the devices (the finally below)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sh(["udevadm", "control", "--stop-exec-queue"], check=False)
     try:
         bad = run_plans(plans)
