@@ -275,5 +275,9 @@ def test_stop_group_ends_the_whole_group():
     time.sleep(0.3)
     ex._stop_group(p)
     assert p.poll() is not None
-    left = subprocess.run(["pgrep", "-g", str(p.pid)], capture_output=True, text=True)
+    for _ in range(50):                         # let init reap what was killed
+        left = subprocess.run(["pgrep", "-g", str(p.pid)], capture_output=True, text=True)
+        if not left.stdout.strip():
+            break
+        time.sleep(0.1)
     assert left.stdout.strip() == ""

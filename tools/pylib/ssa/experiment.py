@@ -967,9 +967,13 @@ def _stop_group(p) -> None:
             return
         try:
             p.wait(timeout=wait)
-            return
+            break
         except subprocess.TimeoutExpired:
             continue
+    try:                                        # what outlived the leader
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | None = None,
