@@ -49,6 +49,8 @@ import textwrap
 
 import numpy as np
 
+from .experiment import save_figure
+
 DERIVERS: dict = {}
 
 KB = 1024
@@ -382,10 +384,7 @@ def _bsu_figures(spec, rows, optimal, think, mpls, disks, formulas, outdir, suff
         axes[0][0].legend(fontsize=7)
         fig.suptitle(_title(spec, "response time by disks striped across (Figure 3)"),
                      fontsize=9)
-        fig.tight_layout()
-        fn = os.path.join(outdir, f"{spec['name']}-response{suffix}.png")
-        fig.savefig(fn, dpi=110)
-        plt.close(fig)
+        fn = save_figure(fig, os.path.join(outdir, f"{spec['name']}-response{suffix}.png"))
         files.append(fn)
     opt = [o for o in optimal if o["think_ms"] == think]
     if opt:
@@ -407,10 +406,7 @@ def _bsu_figures(spec, rows, optimal, think, mpls, disks, formulas, outdir, suff
         ax.set_title(_title(spec, "optimal stripe unit (Figure 5)"), fontsize=9)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-        fig.tight_layout()
-        fn = os.path.join(outdir, f"{spec['name']}-optimal-bsu{suffix}.png")
-        fig.savefig(fn, dpi=110)
-        plt.close(fig)
+        fn = save_figure(fig, os.path.join(outdir, f"{spec['name']}-optimal-bsu{suffix}.png"))
         files.append(fn)
     return files
 
@@ -598,10 +594,7 @@ def _bandwidth_figure(spec, series, outdir):
     ax.grid(alpha=0.3)
     if any(series):
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fn = os.path.join(outdir, f"{spec['name']}-bandwidth.png")
-    fig.savefig(fn, dpi=110)
-    plt.close(fig)
+    fn = save_figure(fig, os.path.join(outdir, f"{spec['name']}-bandwidth.png"))
     return [fn]
 
 
@@ -667,10 +660,7 @@ def throughput(spec: dict, results: dict, outdir: str) -> dict:
             ax.set_title(_title(spec, "measured throughput"), fontsize=9)
             ax.grid(alpha=0.3)
             ax.legend(fontsize=7)
-            fig.tight_layout()
-            fn = os.path.join(outdir, f"{spec['name']}-throughput.png")
-            fig.savefig(fn, dpi=110)
-            plt.close(fig)
+            fn = save_figure(fig, os.path.join(outdir, f"{spec['name']}-throughput.png"))
             figures.append(fn)
     except Exception as e:
         sections.append({"title": "Figures", "markdown": f"not drawn: {e}"})

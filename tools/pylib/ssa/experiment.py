@@ -252,7 +252,8 @@ def expand(spec: dict, quick: bool = False, path: str = "<spec>") -> list[dict]:
             if quick and f"quick.{k}" in s:
                 lists[k] = s[f"quick.{k}"]
         for values in itertools.product(*(lists[k] for k in keys)):
-            p = {"volume": copy.deepcopy(spec["volume"]), "disk": copy.deepcopy(spec.get("disk", {})),
+            p = {"volume": copy.deepcopy(spec["volume"]),
+                 "disk": copy.deepcopy(spec.get("disk", {})),
                  "workload": copy.deepcopy(spec["workload"]),
                  "model": copy.deepcopy(spec["model"])}
             for k, v in s.items():
@@ -855,12 +856,18 @@ def plot(spec: dict, results: dict, outdir: str) -> list[str]:
                      fontsize=9)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6 if len(groups) > 3 else 7, ncol=2 if len(groups) > 3 else 1)
-        fig.tight_layout()
-        fn = os.path.join(outdir, f"{spec['name']}-{y.replace('_s', '')}.png")
-        fig.savefig(fn, dpi=110)
-        plt.close(fig)
-        files.append(fn)
+        files.append(save_figure(fig, os.path.join(
+            outdir, f"{spec['name']}-{y.replace('_s', '')}.png")))
     return files
+
+
+def save_figure(fig, path: str) -> str:
+    """Lay out, write (PNG) and close a figure of the lab; returns path."""
+    import matplotlib.pyplot as plt
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
 
 
 def nan_to_none(o):
