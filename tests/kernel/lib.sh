@@ -31,7 +31,6 @@ vol_create() {
 	local table="0 $len ssastripe $layout $chunk $((${#m[@]} / 2)) $members"
 	[ $# -gt 0 ] && table+=" $*"
 	dmsetup create "$name" --table "$table" || { echo "# table: $table"; return 1; }
-	udevadm settle 2>/dev/null || true
 }
 
 vol_remove() { dmsetup remove "$1" 2>/dev/null || dmsetup remove --retry "$1"; }
@@ -44,7 +43,6 @@ lin_members() {	# lin_members N SECTORS -> "DEV 0 ..."
 		dmsetup create ssat-m$i --table "0 $2 linear /dev/ram$i 0" || return 1
 		out+="/dev/mapper/ssat-m$i 0 "
 	done
-	udevadm settle 2>/dev/null || true
 	echo "${out% }"
 }
 

@@ -31,17 +31,20 @@ verify_matrix() {
 	return $rc
 }
 
-# make check: 5 widths x 5 chunks; make check-full (SSA_FULL=1): every width
-# from 1 to 8 and 12 KiB and 2 MiB chunks too, over 48 MiB instead of 16.
-_widths="1 2 3 4 8"
-_chunks="1 8 128 192 2048"
+# make check: five (width, chunk) pairs in which every width of 1, 2, 3,
+# 4, 8 and every chunk of 512 B, 4 KiB, 64 KiB, 96 KiB, 1 MiB appears once;
+# make check-full (SSA_FULL=1): every width from 1 to 8 against every chunk,
+# 12 KiB and 2 MiB too.
 if [ "$FULL" = 1 ]; then
-	_widths="1 2 3 4 5 6 7 8"
-	_chunks="1 8 24 128 192 2048 4096"
-fi
-for _n in $_widths; do
-	for _c in $_chunks; do
+	for _n in 1 2 3 4 5 6 7 8; do
+		for _c in 1 8 24 128 192 2048 4096; do
+			register "verify_m${_n}_c$((_c * 512))b" verify_matrix "$_n" "$_c"
+		done
+	done
+else
+	for _p in 1:2048 2:1 3:8 4:192 8:128; do
+		_n=${_p%:*} _c=${_p#*:}
 		register "verify_m${_n}_c$((_c * 512))b" verify_matrix "$_n" "$_c"
 	done
-done
-unset _n _c _widths _chunks
+fi
+unset _n _c _p

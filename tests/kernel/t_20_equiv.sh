@@ -60,9 +60,13 @@ equiv_one() {
 	return $rc
 }
 
-for _c in 1 8 128 192 2048; do
-	for _n in 3 4; do
-		register "equiv_striped_m${_n}_c$((_c * 512))b" equiv_one "$_n" "$_c"
-	done
+# make check: 512 B chunks over 3 members and 96 KiB over 4 (the smallest
+# chunk and one that is not a power of two); make check-full: 512 B, 4 KiB,
+# 64 KiB, 96 KiB and 1 MiB over 3 and over 4.
+_pairs="3:1 4:192"
+[ "$FULL" = 1 ] && _pairs="3:1 4:1 3:8 4:8 3:128 4:128 3:192 4:192 3:2048 4:2048"
+for _p in $_pairs; do
+	_n=${_p%:*} _c=${_p#*:}
+	register "equiv_striped_m${_n}_c$((_c * 512))b" equiv_one "$_n" "$_c"
 done
-unset _n _c
+unset _n _c _p _pairs

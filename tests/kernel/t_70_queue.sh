@@ -95,7 +95,6 @@ queue_trace() {	# queue_trace DEPTH PRIORITY
 	info "forks=$forks (fio's $fio_forks) joins=$joins children=$children requests=$requests dispatched=$dispatched fio_ios=$ios"
 	expect_eq "forks = requests in status" "$forks" "$requests" || rc=1
 	expect_eq "joins = forks" "$joins" "$forks" || rc=1
-	# (udev probes the volume when fio closes it: those forks are blkid's)
 	expect_eq "forks by fio = fio's I/Os" "$fio_forks" "$ios" || rc=1
 	expect_eq "completed children = dispatched in status" "$children" "$dispatched" || rc=1
 	grep -Eq '"high_dispatched": 40[,}]' "$WORK/sum.json" ||
@@ -125,9 +124,6 @@ trace_fork_shape() {
 	dd if="$WORK/one" of=/dev/mapper/ssat-t bs=4k count=1 oflag=direct status=none          # 1 chunk
 	dd if="$WORK/one" of=/dev/mapper/ssat-t bs=8k count=1 seek=$(((64 << 10) - 4096)) \
 		oflag=direct,seek_bytes status=none                                              # 2 chunks
-	# closing the device after a write makes udev probe it; let that probe
-	# finish inside the trace, or it is cut off half joined
-	udevadm settle 2>/dev/null || true
 	trace_stop "$WORK/trace.txt"
 	python3 "$CHECK_TRACE" "$WORK/trace.txt" || { fail "trace check failed"; rc=1; }
 	local shape
@@ -303,7 +299,6 @@ fast_path_events_midflight() {
 	want=$(sha256sum < "$WORK/blk" | cut -d' ' -f1)
 	members=$(lin_members 2 8192) || return 1
 	vol_create ssat-f 16384 stripe 128 "$members" || return 1
-	udevadm settle 2>/dev/null || true
 	dev=$(dmsetup info -c --noheadings -o major,minor ssat-f | tr -d ' ')
 	r0=$(vstat ssat-f req_r)
 	dmsetup suspend ssat-m0 || return 1
@@ -391,8 +386,7 @@ PY
 # mirror volume's has not.  A live reload from mirror to stripe (DM then
 # sizes the per-bio data anew) and back, with ssastripe_request on: the
 # stripe's one-chunk reads record in their per-bio data and read back what
-# lies on the members, the mirror's take records of their own.  Reads only,
-# and udev settled first: a write would have udev's blkid read the volume.
+# lies on the members, the mirror's take records of their own.
 fast_path_record_after_reload() {
 	local rc=0 dev v=/dev/mapper/ssat-f n
 	mkdir -p "$WORK"
@@ -405,7 +399,6 @@ fast_path_record_after_reload() {
 	dev=$(dmsetup info -c --noheadings -o major,minor ssat-f | tr -d ' ')
 	dmsetup reload ssat-f --table "0 16384 ssastripe stripe 128 4 $(ram_members 4)" &&
 		dmsetup suspend ssat-f && dmsetup resume ssat-f || { fail "reload to stripe"; return 1; }
-	udevadm settle 2>/dev/null || true
 	trace_start_only ssastripe_request || return 1
 	dd if=$v of="$WORK/back" bs=4k count=32 iflag=direct status=none ||
 		{ fail "4k reads through the stripe"; rc=1; }
@@ -416,7 +409,6 @@ fast_path_record_after_reload() {
 
 	dmsetup reload ssat-f --table "0 16384 ssastripe mirror 128 4 $(ram_members 4)" &&
 		dmsetup suspend ssat-f && dmsetup resume ssat-f || { fail "reload to mirror"; rc=1; }
-	udevadm settle 2>/dev/null || true
 	trace_start_only ssastripe_request || return 1
 	dd if=$v of=/dev/null bs=4k count=8 iflag=direct status=none ||
 		{ fail "4k reads through the mirror"; rc=1; }
@@ -438,7 +430,6 @@ record_event_only() {	# record_event_only LAYOUT
 	local rc=0 dev layout=$1
 	vol_create ssat-f 32768 "$layout" 128 "$(ram_members 4)" || return 1
 	dev=$(dmsetup info -c --noheadings -o major,minor ssat-f | tr -d ' ')
-	udevadm settle 2>/dev/null || true
 	mkdir -p "$WORK"
 	trace_start_only ssastripe_record || return 1
 	dd if=/dev/mapper/ssat-f of=/dev/null bs=4k count=32 iflag=direct status=none ||

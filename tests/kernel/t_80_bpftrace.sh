@@ -42,7 +42,6 @@ bt_ssadisk() {
 		dmsetup create ssat-m$i --table "0 16384 ssadisk /dev/ram$i 0 2 time_scale 0.01" || return 1
 		m+="/dev/mapper/ssat-m$i 0 "
 	done
-	udevadm settle 2>/dev/null
 	vol_create ssat-b 65536 stripe 64 "${m% }" 2 queue_depth 1 || return 1
 	bt_run ssadisk.bt "$WORK/bt.out" || return 1
 	head -c 3000 "$WORK/bt.out"

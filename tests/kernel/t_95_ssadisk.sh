@@ -16,7 +16,6 @@ disk_create() {	# disk_create NAME DEV SECTORS ARGS...
 	local -a a=($*)
 	dmsetup create "$name" --table "0 $len ssadisk $dev 0 ${#a[@]} $*" ||
 		{ fail "ssadisk table refused: $*"; dmesg | tail -2; return 1; }
-	udevadm settle 2>/dev/null || true
 }
 
 # A mechanical geometry that fills a 64000-sector (31.25 MiB) ramdisk area.
@@ -57,7 +56,7 @@ ssadisk_under_stripe() {
 		served=$((served + s[5]))
 	done
 	for i in 0 1 2; do disp=$((disp + $(mstat ssat-v $i dlow))); done
-	# the disks also served udev's probes of themselves before the stripe
+	# (the disks may also have served reads of their own before the stripe)
 	[ "$served" -ge "$disp" ] && [ "$disp" -gt 100 ] ||
 		{ fail "children dispatched $disp, disk accesses served $served"; rc=1; }
 	dmsetup remove ssat-v

@@ -823,7 +823,6 @@ parity_walk_errors() {
 	pvol_create ssat-v 16384 raid5 8 "$members" || return 1
 	head -c 8M /dev/urandom > "$WORK/ref"
 	dd if="$WORK/ref" of=$v bs=1M oflag=direct status=none || { fail "initial write"; rc=1; }
-	udevadm settle 2>/dev/null || true
 	printf '0 %d linear /dev/ram2 0\n%d 8 error\n%d %d linear /dev/ram2 %d\n' \
 		$((g * 8)) $((g * 8)) $((g * 8 + 8)) $((8192 - g * 8 - 8)) $((g * 8 + 8)) |
 		dmsetup load ssat-m2 && dmsetup suspend ssat-m2 && dmsetup resume ssat-m2 ||
@@ -883,7 +882,6 @@ parity_flakey() {
 			members+="/dev/ram$m 0 "
 		fi
 	done
-	udevadm settle 2>/dev/null
 	pvol_create ssat-v $((size / 512)) "$layout" "$c" "${members% }" 2 queue_depth 2 || return 1
 	head -c "$size" /dev/urandom > "$WORK/ref"
 	dd if="$WORK/ref" of=$v bs=1M oflag=direct status=none || { fail "initial write"; return 1; }
