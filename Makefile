@@ -86,12 +86,20 @@ $(BUILD)/unit/test_ssatrace: tests/unit/test_ssatrace.c tests/unit/tap.h \
 	gcc -O2 -Wall -Wextra -Werror -pthread -Itests/unit -Itools/ssatrace -Idm-ssastripe -o $@ \
 		tests/unit/test_ssatrace.c
 
-UNIT := $(BUILD)/unit/test_layout $(BUILD)/unit/test_disk $(BUILD)/unit/test_ssatrace
+$(BUILD)/unit/test_args: tests/unit/test_args.c tests/unit/kcompat.h tests/unit/tap.h \
+		dm-ssastripe/ssa-args.c dm-ssastripe/ssa-args.h
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -Werror -Itests/unit -Idm-ssastripe -o $@ \
+		tests/unit/test_args.c dm-ssastripe/ssa-args.c
+
+UNIT := $(BUILD)/unit/test_layout $(BUILD)/unit/test_disk $(BUILD)/unit/test_ssatrace \
+	$(BUILD)/unit/test_args
 
 unit: $(UNIT)
 	@$(BUILD)/unit/test_layout
 	@$(BUILD)/unit/test_disk
 	@$(BUILD)/unit/test_ssatrace
+	@$(BUILD)/unit/test_args
 
 lint: bootstrap
 	@tests/lint

@@ -37,6 +37,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
+#include "ssa-args.h"
 #include "ssa-disk.h"
 #include "ssa-disk-model.h"
 
@@ -521,11 +522,22 @@ static int ssad_parse_time(const char *arg, u64 *ns)
 	return -EINVAL;
 }
 
+/* 0; -ERANGE for a number too large for 32 bits; -EINVAL otherwise */
 static int ssad_parse_u32(const char *arg, u32 min, u32 max, u32 *out)
 {
-	return !arg || kstrtou32(arg, 10, out) || *out < min || *out > max ?
-	       -EINVAL : 0;
+	unsigned int v;
+	int r = ssa_parse_uint(arg, &v);
+
+	if (r)
+		return r;
+	if (v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
 }
+
+static const char ssad_too_large[] =
+	"Invalid ssadisk argument: a number too large to fit in 32 bits";
 
 static int ssad_parse_zones(struct ssad_ctx *sc, struct dm_arg_set *as,
 			    char **error)
@@ -535,8 +547,9 @@ static int ssad_parse_zones(struct ssad_ctx *sc, struct dm_arg_set *as,
 	};
 	struct ssad_params *p = &sc->table;
 	unsigned int n, i;
+	int r;
 
-	if (dm_read_arg(&arg, as, &n, error))
+	if (ssa_read_uint(&arg, as, &n, (char *)ssad_too_large, error))
 		return -EINVAL;
 	if (as->argc < 2 * n) {
 		*error = "Invalid zones: expected <#zones> <cylinders> <spt>...";
@@ -544,11 +557,14 @@ static int ssad_parse_zones(struct ssad_ctx *sc, struct dm_arg_set *as,
 	}
 	p->nr_zones = n;
 	for (i = 0; i < n; i++) {
-		if (ssad_parse_u32(dm_shift_arg(as), 1, SSAD_MAX_CYLINDERS,
-				   &p->zone[i].cylinders) ||
-		    ssad_parse_u32(dm_shift_arg(as), 1, SSAD_MAX_SPT,
-				   &p->zone[i].spt)) {
-			*error = "Invalid zone: cylinders 1-16777216, spt 1-65536";
+		r = ssad_parse_u32(dm_shift_arg(as), 1, SSAD_MAX_CYLINDERS,
+				   &p->zone[i].cylinders);
+		if (!r)
+			r = ssad_parse_u32(dm_shift_arg(as), 1, SSAD_MAX_SPT,
+					   &p->zone[i].spt);
+		if (r) {
+			*error = r == -ERANGE ? (char *)ssad_too_large :
+				 "Invalid zone: cylinders 1-16777216, spt 1-65536";
 			return -EINVAL;
 		}
 	}
@@ -581,6 +597,12 @@ static int ssad_bad(char **error, const char *msg)
 	return -EINVAL;
 }
 
+/* ssad_bad() for a number that ssad_parse_u32() refused with @r */
+static int ssad_bad_num(char **error, int r, const char *msg)
+{
+	return ssad_bad(error, r == -ERANGE ? ssad_too_large : msg);
+}
+
 /* One "<name> <value>" (or "zones ...", or "spread"); consumes it. */
 static int ssad_parse_one(struct ssad_ctx *sc, struct dm_arg_set *as,
 			  char **error)
@@ -590,7 +612,7 @@ static int ssad_parse_one(struct ssad_ctx *sc, struct dm_arg_set *as,
 	const char *val;
 	u64 *t, v;
 	u32 u;
-	int w;
+	int w, r;
 
 	if (!strcasecmp(name, "spread")) {
 		sc->spread = true;
@@ -619,30 +641,36 @@ static int ssad_parse_one(struct ssad_ctx *sc, struct dm_arg_set *as,
 			return ssad_bad(error, "Invalid sched: fifo or look");
 		sc->sched = w;
 	} else if (!strcasecmp(name, "cylinders")) {
-		if (ssad_parse_u32(val, 2, SSAD_MAX_CYLINDERS, &p->cylinders))
-			return ssad_bad(error, "Invalid cylinders: 2 to 16777216");
+		r = ssad_parse_u32(val, 2, SSAD_MAX_CYLINDERS, &p->cylinders);
+		if (r)
+			return ssad_bad_num(error, r, "Invalid cylinders: 2 to 16777216");
 	} else if (!strcasecmp(name, "heads")) {
-		if (ssad_parse_u32(val, 1, SSAD_MAX_HEADS, &p->heads))
-			return ssad_bad(error, "Invalid heads: 1 to 1024");
+		r = ssad_parse_u32(val, 1, SSAD_MAX_HEADS, &p->heads);
+		if (r)
+			return ssad_bad_num(error, r, "Invalid heads: 1 to 1024");
 	} else if (!strcasecmp(name, "sectors_per_track")) {
-		if (ssad_parse_u32(val, 1, SSAD_MAX_SPT, &u))
-			return ssad_bad(error, "Invalid sectors_per_track: 1 to 65536");
+		r = ssad_parse_u32(val, 1, SSAD_MAX_SPT, &u);
+		if (r)
+			return ssad_bad_num(error, r, "Invalid sectors_per_track: 1 to 65536");
 		p->nr_zones = 1;
 		p->zone[0].cylinders = 0;	/* all of them */
 		p->zone[0].spt = u;
 	} else if (!strcasecmp(name, "rpm")) {
-		if (ssad_parse_u32(val, 1, 1000000, &u))
-			return ssad_bad(error, "Invalid rpm: 1 to 1000000");
+		r = ssad_parse_u32(val, 1, 1000000, &u);
+		if (r)
+			return ssad_bad_num(error, r, "Invalid rpm: 1 to 1000000");
 		p->rotation = ssad_rpm(u);
 	} else if (!strcasecmp(name, "block_size")) {
-		if (ssad_parse_u32(val, 512, 512 * SSAD_MAX_SPT, &u) ||
-		    u % 512)
-			return ssad_bad(error, "Invalid block_size: bytes, a multiple of 512");
+		r = ssad_parse_u32(val, 512, 512 * SSAD_MAX_SPT, &u);
+		if (r || u % 512)
+			return ssad_bad_num(error, r,
+					    "Invalid block_size: bytes, a multiple of 512");
 		p->block_sectors = u / 512;
 	} else if (!strcasecmp(name, "read_ahead")) {
-		if (ssad_parse_u32(val, 0, 512 * 2 * SSAD_MAX_SPT, &u) ||
-		    u % 512)
-			return ssad_bad(error, "Invalid read_ahead: bytes, n x 512, to 64 MiB");
+		r = ssad_parse_u32(val, 0, 512 * 2 * SSAD_MAX_SPT, &u);
+		if (r || u % 512)
+			return ssad_bad_num(error, r,
+					    "Invalid read_ahead: bytes, n x 512, to 64 MiB");
 		p->read_ahead = u / 512;
 	} else if (!strcasecmp(name, "p_seq")) {
 		if (ssad_parse_fixed(val, 6, 1, &v, NULL))
@@ -653,11 +681,15 @@ static int ssad_parse_one(struct ssad_ctx *sc, struct dm_arg_set *as,
 			return ssad_bad(error, "Invalid time_scale: 0.001 to 1000");
 		sc->time_scale = v;
 	} else if (!strcasecmp(name, "queue_limit")) {
-		if (ssad_parse_u32(val, 0, 65536, &sc->queue_limit))
-			return ssad_bad(error, "Invalid queue_limit: 0 to 65536");
+		r = ssad_parse_u32(val, 0, 65536, &sc->queue_limit);
+		if (r)
+			return ssad_bad_num(error, r, "Invalid queue_limit: 0 to 65536");
 	} else if (!strcasecmp(name, "seed")) {
-		if (kstrtou64(val, 0, &sc->seed))
-			return ssad_bad(error, "Invalid seed: a 64-bit number");
+		r = ssa_parse_u64(val, &sc->seed);
+		if (r)
+			return ssad_bad(error, r == -ERANGE ?
+					"Invalid seed: too large for 64 bits" :
+					"Invalid seed: a decimal number");
 	} else {
 		*error = "Unknown ssadisk argument (see Documentation/ssadisk.rst)";
 		return -EINVAL;
@@ -679,7 +711,9 @@ static int ssad_parse_args(struct ssad_ctx *sc, struct dm_arg_set *as,
 	sc->time_scale = 1000;
 	if (!as->argc)
 		return 0;
-	if (dm_read_arg_group(&group, as, &argc, error))
+	if (ssa_read_group(&group, as, &argc,
+			   "Ssadisk argument count too large: it does not fit in 32 bits",
+			   error))
 		return -EINVAL;
 	args.argc = argc;
 	args.argv = as->argv;
@@ -744,8 +778,7 @@ static int ssad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	struct dm_arg_set as = { .argc = argc, .argv = argv };
 	struct ssad_ctx *sc;
-	unsigned long long offset;
-	char dummy;
+	u64 offset;
 	int r;
 
 	if (argc < 2) {
@@ -766,10 +799,14 @@ static int ssad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	sc->timer.function = ssad_timer_fn;
 	sc->up = true;
 
-	if (sscanf(argv[1], "%llu%c", &offset, &dummy) != 1 ||
-	    offset != (sector_t)offset) {
-		ti->error = "Invalid device offset: expected a sector number";
+	r = ssa_parse_u64(argv[1], &offset);
+	if (r == -ERANGE || (!r && offset != (sector_t)offset)) {
+		ti->error = "Device offset too large: it does not fit in 64 bits";
 		r = -EINVAL;
+		goto bad;
+	}
+	if (r) {
+		ti->error = "Invalid device offset: expected a sector number";
 		goto bad;
 	}
 	sc->offset = offset;
@@ -982,7 +1019,7 @@ static int ssad_iterate_devices(struct dm_target *ti,
 
 static struct target_type ssad_target = {
 	.name = "ssadisk",
-	.version = { 1, 1, 0 },
+	.version = { 1, 2, 0 },
 	.module = THIS_MODULE,
 	.ctr = ssad_ctr,
 	.dtr = ssad_dtr,

@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 
 #include "dm-ssastripe.h"
+#include "ssa-args.h"
 #include "ssa-disk.h"
 
 /*
@@ -148,6 +149,7 @@ static int ssa_opt_value(unsigned int i, const char *arg, unsigned int *val,
 {
 	const struct ssa_opt_desc *d = &ssa_opts[i];
 	unsigned int w;
+	int r;
 
 	if (d->words) {
 		for (w = 0; d->words[w]; w++) {
@@ -156,9 +158,16 @@ static int ssa_opt_value(unsigned int i, const char *arg, unsigned int *val,
 				return 0;
 			}
 		}
-	} else if (!kstrtouint(arg, 10, val) && *val >= d->range.min &&
-		   *val <= d->range.max) {
-		return 0;
+	} else {
+		r = ssa_parse_uint(arg, &w);
+		if (r == -ERANGE) {
+			*error = "Optional argument value too large: it does not fit in 32 bits";
+			return -EINVAL;
+		}
+		if (!r && w >= d->range.min && w <= d->range.max) {
+			*val = w;
+			return 0;
+		}
 	}
 	*error = d->range.error;
 	return -EINVAL;
@@ -231,7 +240,14 @@ static int ssa_get_member(struct ssa_ctx *sc, unsigned int m,
 	sector_t size;
 	int r;
 
-	if (kstrtoull(offset_arg, 10, &offset) || offset != (sector_t)offset) {
+	r = ssa_parse_u64(offset_arg, &offset);
+	if (r == -ERANGE || (!r && offset != (sector_t)offset)) {
+		DMERR("member %u: offset '%s' does not fit in a sector number",
+		      m, offset_arg);
+		ti->error = "Member offset too large: it does not fit in 64 bits";
+		return -EINVAL;
+	}
+	if (r) {
 		DMERR("member %u: offset '%s' is not a number of sectors",
 		      m, offset_arg);
 		ti->error = "Invalid member offset";
@@ -318,7 +334,9 @@ static int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 	if (!as->argc)
 		return 0;
 
-	r = dm_read_arg_group(&group, as, &argc, &ti->error);
+	r = ssa_read_group(&group, as, &argc,
+			   "Optional argument count too large: it does not fit in 32 bits",
+			   &ti->error);
 	if (r)
 		return r;
 
@@ -484,16 +502,19 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		return -EINVAL;
 	}
 
-	if (kstrtouint(dm_shift_arg(&as), 10, &chunk) || !chunk) {
+	r = ssa_parse_uint(dm_shift_arg(&as), &chunk);
+	if (r == -EINVAL || (!r && !chunk)) {
 		ti->error = "Invalid chunk size: expected a positive number of 512-byte sectors";
 		return -EINVAL;
 	}
-	if (chunk > SSA_MAX_CHUNK_SECTORS) {
+	if (r || chunk > SSA_MAX_CHUNK_SECTORS) {
 		ti->error = "Chunk size too large: at most 1048576 sectors (512 MiB)";
 		return -EINVAL;
 	}
 
-	r = dm_read_arg(&members_arg, &as, &n, &ti->error);
+	r = ssa_read_uint(&members_arg, &as, &n,
+			  "Member count too large: it does not fit in 32 bits",
+			  &ti->error);
 	if (r)
 		return r;
 	if (n < layout->min_members) {
@@ -871,7 +892,7 @@ static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
 			DMWARN("fail: the stripe layout has no redundancy to fail over to");
 			return -EINVAL;
 		}
-		if (kstrtouint(argv[1], 10, &m) || m >= sc->nr_members) {
+		if (ssa_parse_uint(argv[1], &m) || m >= sc->nr_members) {
 			DMWARN("fail <member 0..%u>", sc->nr_members - 1);
 			return -EINVAL;
 		}
@@ -888,8 +909,8 @@ static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return ssa_parity_idle(sc);
 
 	if (argc == 3 && !strcasecmp(argv[0], "debug_inject_high")) {
-		if (kstrtouint(argv[1], 10, &m) || m >= sc->nr_members ||
-		    kstrtouint(argv[2], 10, &val) || !val || val > 1024) {
+		if (ssa_parse_uint(argv[1], &m) || m >= sc->nr_members ||
+		    ssa_parse_uint(argv[2], &val) || !val || val > 1024) {
 			DMWARN("debug_inject_high <member 0..%u> <count 1..1024>",
 			       sc->nr_members - 1);
 			return -EINVAL;
@@ -947,7 +968,7 @@ static void ssa_resume(struct dm_target *ti)
 
 static struct target_type ssa_target = {
 	.name = "ssastripe",
-	.version = { 1, 7, 0 },
+	.version = { 1, 8, 0 },
 	.module = THIS_MODULE,
 	.ctr = ssa_ctr,
 	.dtr = ssa_dtr,

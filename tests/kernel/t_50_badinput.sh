@@ -52,6 +52,36 @@ bad_tables() {
 	# at most 2 x (9 options + 64 rebuild members) = 146 words
 	bad_table opt-count-big "0 1024 $T stripe 8 2 $r0 0 $r1 0 300 $(seq -s ' ' 300)" "Invalid number of optional arguments" || rc=1
 	bad_table trailing "0 1024 $T stripe 8 2 $r0 0 $r1 0 2 coalesce 1 extra" "Too many arguments" || rc=1
+	bad_numbers || rc=1
+	return $rc
+}
+
+# Numbers that wrap, carry a sign or trail characters.  DM core's
+# dm_read_arg() would take 4294967297 members (2^32 + 1) as 1 and an
+# offset of 2^64 + 8 as 8: valid tables, of other numbers.  Each is refused
+# and one that does not fit says so.
+bad_numbers() {
+	local rc=0 r0=/dev/ram0 r1=/dev/ram1 T=ssastripe
+	local two32=4294967296 two64_8=18446744073709551624	# 2^32; 2^64 + 8
+	bad_table members-wrap "0 1024 $T stripe 8 $((two32 + 1)) $r0 0" "Member count too large" || rc=1
+	bad_table members-wrap-2 "0 1024 $T stripe 8 $((two32 + 2)) $r0 0 $r1 0" "Member count too large" || rc=1
+	bad_table members-plus "0 1024 $T stripe 8 +1 $r0 0" "Invalid number of members" || rc=1
+	bad_table members-neg "0 1024 $T stripe 8 -1 $r0 0" "Invalid number of members" || rc=1
+	bad_table members-trail "0 1024 $T stripe 8 1x $r0 0" "Invalid number of members" || rc=1
+	bad_table chunk-wrap "0 1024 $T stripe $((two32 + 8)) 1 $r0 0" "Chunk size too large" || rc=1
+	bad_table chunk-plus "0 1024 $T stripe +8 1 $r0 0" "Invalid chunk size" || rc=1
+	bad_table offset-wrap "0 1024 $T stripe 8 2 $r0 0 $r1 $two64_8" "Member offset too large" || rc=1
+	bad_table offset-plus "0 1024 $T stripe 8 2 $r0 0 $r1 +8" "Invalid member offset" || rc=1
+	bad_table offset-neg "0 1024 $T stripe 8 2 $r0 0 $r1 -8" "Invalid member offset" || rc=1
+	bad_table offset-hex "0 1024 $T stripe 8 2 $r0 0 $r1 0x8" "Invalid member offset" || rc=1
+	bad_table opt-count-wrap "0 1024 $T stripe 8 2 $r0 0 $r1 0 $((two32 + 2)) coalesce 1" \
+		"Optional argument count too large" || rc=1
+	bad_table opt-count-plus "0 1024 $T stripe 8 2 $r0 0 $r1 0 +2 coalesce 1" \
+		"Invalid number of optional arguments" || rc=1
+	bad_table opt-value-wrap "0 1024 $T stripe 8 2 $r0 0 $r1 0 2 queue_depth $((two32 + 1))" \
+		"Optional argument value too large" || rc=1
+	bad_table opt-value-plus "0 1024 $T stripe 8 2 $r0 0 $r1 0 2 queue_depth +1" "Invalid queue_depth" || rc=1
+	bad_table opt-value-trail "0 1024 $T stripe 8 2 $r0 0 $r1 0 2 queue_depth 1x" "Invalid queue_depth" || rc=1
 	return $rc
 }
 

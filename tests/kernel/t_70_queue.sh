@@ -32,7 +32,8 @@ queue_messages() {
 	local bad
 	for bad in "queue_depth 65537" "queue_depth -1" "queue_depth x" "priority maybe" \
 		"queue_depth" "coalesce 0" "frobnicate" "debug_inject_high 2 1" \
-		"debug_inject_high 0 0" "debug_inject_high 0 5000"; do
+		"debug_inject_high 0 0" "debug_inject_high 0 5000" "queue_depth 4294967299" \
+		"queue_depth +3" "debug_inject_high 4294967297 5"; do
 		dmsetup message ssat-q 0 $bad 2>/dev/null && { fail "message '$bad' accepted"; rc=1; }
 	done
 	expect_eq "depth unchanged by bad messages" "$(vstat ssat-q depth)" 3 || rc=1

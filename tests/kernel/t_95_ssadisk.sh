@@ -197,8 +197,18 @@ ssadisk_bad_tables() {
 	bad_disk spt-rotation "mode mechanical sectors_per_track 60000 rotation 10us" \
 		"too large for the rotation" || rc=1
 	bad_disk too-small "$MECH" "larger than the modelled disk" 64001 || rc=1
+	# numbers that would wrap, or carry a sign
+	bad_disk count-wrap "#4294967298 mode stochastic" "argument count too large" || rc=1
+	bad_disk cyl-wrap "mode mechanical cylinders 4294967396" "a number too large to fit in 32 bits" || rc=1
+	bad_disk heads-plus "heads +2" "Invalid heads" || rc=1
+	bad_disk zones-wrap "zones 4294967297 1 1" "a number too large to fit in 32 bits" || rc=1
+	bad_disk qlimit-wrap "queue_limit 4294967300" "a number too large to fit in 32 bits" || rc=1
+	bad_disk seed-wrap "seed 18446744073709551623" "Invalid seed: too large" || rc=1
+	bad_disk seed-hex "seed 0x10" "Invalid seed: a decimal number" || rc=1
 	local t want
 	for t in "ssadisk /dev/ram1:argument count" "ssadisk /dev/ram1 x:device offset" \
+		"ssadisk /dev/ram1 18446744073709551624:Device offset too large" \
+		"ssadisk /dev/ram1 +8:Invalid device offset" \
 		"ssadisk /dev/nonexistent 0:Backing device lookup failed"; do
 		want=${t#*:}
 		klog_mark

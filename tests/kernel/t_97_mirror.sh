@@ -354,7 +354,8 @@ mirror_bad_tables() {
 	# messages a volume refuses, leaving it as it was
 	vol_create ssat-v 1024 mirror 8 "$M2" || return 1
 	local m
-	for m in "fail 2" "fail x" "read_policy fastest" "rebuild_rate x" "copies 3"; do
+	for m in "fail 2" "fail x" "read_policy fastest" "rebuild_rate x" "copies 3" \
+		"fail 4294967297" "fail +1" "rebuild_rate 4294967296"; do
 		dmsetup message ssat-v 0 $m 2>/dev/null && { fail "message '$m' accepted"; rc=1; }
 	done
 	expect_eq "health after bad messages" "$(vstat ssat-v health)" AA || rc=1

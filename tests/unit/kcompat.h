@@ -6,6 +6,9 @@
 #ifndef SSA_KCOMPAT_H
 #define SSA_KCOMPAT_H
 
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -48,5 +51,19 @@ static inline u64 mul_u64_u32_shr(u64 a, u32 mul, unsigned int shift)
 {
 	return (u64)(((unsigned __int128)a * mul) >> shift);
 }
+
+#define U64_MAX UINT64_MAX
+
+/* the argument parsing of include/linux/device-mapper.h */
+struct dm_arg_set {
+	unsigned int argc;
+	char **argv;
+};
+
+struct dm_arg {
+	unsigned int min;
+	unsigned int max;
+	char *error;
+};
 
 #endif /* SSA_KCOMPAT_H */
