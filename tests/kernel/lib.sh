@@ -33,6 +33,11 @@ vol_create() {
 	dmsetup create "$name" --table "$table" || { echo "# table: $table"; return 1; }
 }
 
+# dm_sysname NAME: the volume's block device name (dm-N) in /sys/block.
+# (/dev/mapper/NAME is a node of its own, not a link to /dev/dm-N, when
+# libdevmapper makes it, as it does during the suite: see run.)
+dm_sysname() { echo "dm-$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')"; }
+
 vol_remove() { dmsetup remove "$1" 2>/dev/null || dmsetup remove --retry "$1"; }
 
 # Members that can be made to fail: linear devices ssat-m0.. over the first
@@ -435,4 +440,19 @@ diag_stuck() {
 	sleep 3
 	echo "# dmsetup status:"
 	sed 's/^/#   /' "$f" 2>/dev/null
+}
+
+# scrub NAME check|repair: run it to the end, print the mismatch count.
+# raid5, pstripe and mirror status lines end alike: <action> <done>/<all>
+# <mismatches>.
+scrub() {
+	local i st
+	dmsetup message "$1" 0 "$2" || return 1
+	for i in $(seq 1200); do
+		st=$(dmsetup status "$1")
+		[ "$(awk '{print $(NF-2)}' <<< "$st")" = idle ] && { awk '{print $NF}' <<< "$st"; return 0; }
+		sleep 0.1
+	done
+	echo "timeout"
+	return 1
 }

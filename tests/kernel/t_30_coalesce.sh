@@ -154,7 +154,7 @@ table_roundtrip() {
 queue_limits() {
 	local rc=0 dm
 	vol_create ssat-q 61440 stripe 192 "$(ram_members 4)" || return 1
-	dm=$(basename "$(readlink -f /dev/mapper/ssat-q)")
+	dm=$(dm_sysname ssat-q)
 	expect_eq "minimum_io_size" "$(cat /sys/block/$dm/queue/minimum_io_size)" $((192 * 512)) || rc=1
 	expect_eq "optimal_io_size" "$(cat /sys/block/$dm/queue/optimal_io_size)" $((192 * 512 * 4)) || rc=1
 	return $rc

@@ -12,7 +12,7 @@ ops_setup() {	# 4 loop members of 16 MiB, volume of 4 x 12 MiB, chunk 64 KiB
 	dd if="$WORK/data" of=/dev/mapper/ssat-o bs=1M oflag=direct status=none
 }
 
-dmq() { cat "/sys/block/$(basename "$(readlink -f /dev/mapper/ssat-o)")/queue/$1"; }
+dmq() { cat "/sys/block/$(dm_sysname ssat-o)/queue/$1"; }
 
 flush_all_members() {
 	ops_setup || return 1
