@@ -38,6 +38,7 @@
 #include <linux/workqueue.h>
 
 #include "ssa-args.h"
+#include "ssa-compat.h"
 #include "ssa-disk.h"
 #include "ssa-disk-model.h"
 
@@ -795,8 +796,8 @@ static int ssad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	INIT_LIST_HEAD(&sc->queue);
 	bio_list_init(&sc->done);
 	INIT_WORK(&sc->submit_work, ssad_submit_work);
-	hrtimer_init(&sc->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	sc->timer.function = ssad_timer_fn;
+	ssa_hrtimer_setup(&sc->timer, ssad_timer_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_ABS);
 	sc->up = true;
 
 	r = ssa_parse_u64(argv[1], &offset);
