@@ -8,6 +8,8 @@
 #define SSA_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/minmax.h>
+#include <linux/raid/xor.h>
 
 /*
  * hrtimer_setup() (6.13) sets the callback with the clock and mode;
@@ -22,6 +24,27 @@ static inline void ssa_hrtimer_setup(struct hrtimer *timer,
 #else
 	hrtimer_init(timer, clock, mode);
 	timer->function = fn;
+#endif
+}
+
+/*
+ * xor_gen() (7.1) XORs any number of sources into the destination;
+ * xor_blocks(), at most MAX_XOR_BLOCKS sources and the destination after
+ * the count, is not in 7.2 (the 7.x Debian carries).
+ */
+static inline void ssa_xor_gen(void *dest, void **srcs, unsigned int src_cnt,
+			       unsigned int bytes)
+{
+#ifdef SSA_HAVE_XOR_GEN
+	xor_gen(dest, srcs, src_cnt, bytes);
+#else
+	while (src_cnt) {
+		unsigned int n = min_t(unsigned int, src_cnt, MAX_XOR_BLOCKS);
+
+		xor_blocks(n, bytes, dest, srcs);
+		srcs += n;
+		src_cnt -= n;
+	}
 #endif
 }
 

@@ -49,10 +49,10 @@
 #include <linux/hash.h>
 #include <linux/highmem.h>
 #include <linux/mempool.h>
-#include <linux/raid/xor.h>
 #include <linux/slab.h>
 
 #include "dm-ssastripe.h"
+#include "ssa-compat.h"
 
 #define SSA_OP_PAGES		512	/* pages of one operation, at most */
 #define SSA_OP_GROUPS		16	/* group spans of one operation */
@@ -257,7 +257,7 @@ static inline struct page **ssa_task_pages(struct ssa_ptask *t)
 static void ssa_xor(void *dst, void *src, unsigned int bytes)
 {
 	if (!(((unsigned long)dst | (unsigned long)src | bytes) & 511)) {
-		xor_blocks(1, bytes, dst, &src);
+		ssa_xor_gen(dst, &src, 1, bytes);
 	} else {
 		u8 *d = dst, *s = src;
 
