@@ -216,8 +216,9 @@ struct ssa_io {
 	/* Mirror writes: members written to, and those that failed. */
 	u64 issued;
 	atomic64_t failed;
-	struct list_head rb_node;	/* on the rebuild's list of writes */
+	struct list_head rb_node;	/* on the mirror walk's list of writes */
 	u64 rb_lo, rb_hi;	/* member sectors the write may touch */
+	bool rb_counted;	/* in the walk's count of unregistered writes */
 	struct ssa_pop *pop;	/* parity layouts: the write operation */
 	struct bvec_iter iter;	/* parity layouts: the parent as mapped */
 	u16 segs[];
@@ -340,6 +341,10 @@ void ssa_rebuild_start(struct ssa_ctx *sc);
 void ssa_rebuild_stop(struct ssa_ctx *sc);
 void ssa_rebuild_rate_changed(struct ssa_ctx *sc);
 u64 ssa_rebuild_cursor(struct ssa_ctx *sc);
+int ssa_mirror_scrub(struct ssa_ctx *sc, bool repair);
+int ssa_mirror_idle(struct ssa_ctx *sc);
+void ssa_mirror_status(struct ssa_ctx *sc, const char **action, u64 *pos,
+		       u64 *mismatches);
 
 /* ssa-parity.c */
 int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,

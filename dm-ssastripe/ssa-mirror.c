@@ -25,6 +25,14 @@
  * is copied, writes that touch its rows are held back, and the copy starts
  * only when the writes already in flight there have completed, so the copy
  * never overwrites newer data with older.
+ *
+ * Check and repair (messages) walk the members the same way, window by
+ * window with the same hold on writes: every in-sync copy of a set is read
+ * and compared, sector by sector, with the set's first in-sync copy; the
+ * sectors where some copy differs are counted, and a repair writes the
+ * first copy's data over the copies that differ.  A walk that starts while
+ * writes are in flight first waits for those (they were mapped before the
+ * walk could register them).
  */
 #include <linux/blkdev.h>
 #include <linux/jiffies.h>
@@ -37,24 +45,48 @@
 /* Split read shares are multiples of 4 KiB. */
 #define SSA_SPLIT_ALIGN		8
 
+/* Walks over the members of a mirror volume (status "action"). */
+enum ssa_mwalk {
+	SSA_MWALK_IDLE,
+	SSA_MWALK_REBUILD,
+	SSA_MWALK_CHECK,
+	SSA_MWALK_REPAIR,
+};
+
+static const char * const ssa_mwalk_names[] = {
+	[SSA_MWALK_IDLE] = "idle",
+	[SSA_MWALK_REBUILD] = "rebuild",
+	[SSA_MWALK_CHECK] = "check",
+	[SSA_MWALK_REPAIR] = "repair",
+};
+
+/* The state of a mirror volume's walks (every mirror volume has one). */
 struct ssa_rebuild {
 	struct ssa_ctx *sc;
-	struct workqueue_struct *wq;
-	struct work_struct work;
+	struct workqueue_struct *wq;	/* rebuild only */
+	struct work_struct work;	/* the rebuild */
+	struct work_struct check_work;	/* check and repair */
 	wait_queue_head_t wait;
 
 	spinlock_t lock;	/* protects the fields down to @deferred */
-	bool active;		/* writes register until the rebuild ends */
-	u64 wlo, whi;		/* window being copied (empty: wlo == whi) */
+	bool active;		/* writes register while a walk runs */
+	u64 wlo, whi;		/* window being walked (empty: wlo == whi) */
 	struct list_head writes;	/* writes in flight (ssa_io.rb_node) */
 	struct bio_list deferred;	/* writes held back by the window */
+	/* writes in flight that did not register (mapped while !active) */
+	atomic_t unregistered;
 
 	u64 cursor;		/* member sectors below it are in sync */
 	bool stop;
 	unsigned long started;	/* jiffies when the rate window began */
 	u64 copied;		/* sectors copied since @started */
-	struct page **pages;
+	struct page **pages;	/* rebuild: one window */
 	unsigned int nr_pages;
+
+	unsigned long running;	/* bit 0: a check or repair is under way */
+	enum ssa_mwalk walk;	/* running or last walk */
+	u64 walk_pos;		/* member sectors the check or repair has done */
+	u64 mismatches;		/* sectors where copies differed, last check */
 };
 
 static inline struct ssa_child *ssa_child_of(struct bio *bio)
@@ -474,12 +506,20 @@ static bool ssa_rebuild_admit(struct ssa_ctx *sc, struct ssa_io *io,
 	u64 lo, hi;
 
 	io->rb_hi = 0;
-	if (!rb || !READ_ONCE(rb->active))
+	/*
+	 * Counted first, then the flag read: a walk that sets the flag and
+	 * then reads the count sees this write one way or the other.
+	 */
+	atomic_inc(&rb->unregistered);
+	io->rb_counted = true;
+	smp_mb__after_atomic();	/* pairs with smp_mb() in ssa_walk_begin() */
+	if (!READ_ONCE(rb->active))
 		return false;
 	ssa_rows_of(sc, start, end, &lo, &hi);
 
 	spin_lock_irqsave(&rb->lock, flags);
 	if (rb->active) {
+		io->rb_counted = false;
 		if (lo < rb->whi && rb->wlo < hi) {
 			bio_list_add(&rb->deferred, bio);
 			held = true;
@@ -490,6 +530,9 @@ static bool ssa_rebuild_admit(struct ssa_ctx *sc, struct ssa_io *io,
 		}
 	}
 	spin_unlock_irqrestore(&rb->lock, flags);
+	/* registered or held: no longer one the walk must wait for */
+	if (!io->rb_counted && atomic_dec_and_test(&rb->unregistered))
+		wake_up(&rb->wait);
 	return held;
 }
 
@@ -508,6 +551,12 @@ void ssa_mirror_join(struct ssa_io *io)
 		spin_unlock_irqrestore(&rb->lock, flags);
 		io->rb_hi = 0;
 		wake_up(&rb->wait);
+	}
+	if (io->rb_counted) {
+		io->rb_counted = false;
+		if (atomic_dec_and_test(&rb->unregistered) &&
+		    READ_ONCE(rb->active))
+			wake_up(&rb->wait);
 	}
 
 	failed = atomic64_read(&io->failed);
@@ -533,6 +582,7 @@ int ssa_mirror_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		end = ssa_count_segs(sc, io, bio, start, end);
 
 	io->rb_hi = 0;
+	io->rb_counted = false;
 	if (op != SSA_OP_READ && op != SSA_OP_FLUSH &&
 	    ssa_rebuild_admit(sc, io, bio, start, end))
 		return DM_MAPIO_SUBMITTED;
@@ -596,13 +646,13 @@ static void ssa_rebuild_endio(struct bio *bio)
 }
 
 /*
- * Read or write @sectors at member sector @ms of member @m through the
- * member's dispatcher, as high-priority internal work; 0 or -errno.
+ * Read or write @sectors at member sector @ms of member @m, into or from
+ * @pages, through the member's dispatcher, as high-priority internal work;
+ * 0 or -errno.  A member that fails it is marked failed.
  */
-static int ssa_rebuild_io(struct ssa_ctx *sc, unsigned int m,
-			  enum req_op op, u64 ms, unsigned int sectors)
+static int ssa_walk_io(struct ssa_ctx *sc, unsigned int m, enum req_op op,
+		       u64 ms, unsigned int sectors, struct page **pages)
 {
-	struct ssa_rebuild *rb = sc->rb;
 	struct ssa_member *mb = &sc->members[m];
 	DECLARE_COMPLETION_ONSTACK(done);
 	unsigned int i, bytes = sectors << SECTOR_SHIFT;
@@ -610,12 +660,12 @@ static int ssa_rebuild_io(struct ssa_ctx *sc, unsigned int m,
 	struct bio *bio;
 	int r;
 
-	bio = bio_alloc_bioset(mb->dev->bdev, rb->nr_pages, op, GFP_NOIO,
-			       &sc->bs);
+	bio = bio_alloc_bioset(mb->dev->bdev, DIV_ROUND_UP(bytes, PAGE_SIZE),
+			       op, GFP_NOIO, &sc->bs);
 	for (i = 0; bytes; i++) {
 		unsigned int n = min_t(unsigned int, bytes, PAGE_SIZE);
 
-		__bio_add_page(bio, rb->pages[i], n, 0);
+		__bio_add_page(bio, pages[i], n, 0);
 		bytes -= n;
 	}
 	c = ssa_child_of(bio);
@@ -652,8 +702,8 @@ static void ssa_rebuild_copy(struct ssa_ctx *sc, unsigned int m, u64 lo,
 				 (BIT(SSA_MEMBER_FAILED) | BIT(SSA_MEMBER_REBUILD))))
 			continue;
 		/* a source that fails is marked failed: try the next one */
-		if (!ssa_rebuild_io(sc, src, REQ_OP_READ, lo, len)) {
-			ssa_rebuild_io(sc, m, REQ_OP_WRITE, lo, len);
+		if (!ssa_walk_io(sc, src, REQ_OP_READ, lo, len, sc->rb->pages)) {
+			ssa_walk_io(sc, m, REQ_OP_WRITE, lo, len, sc->rb->pages);
 			return;
 		}
 	}
@@ -693,6 +743,55 @@ static bool ssa_rebuild_window_clear(struct ssa_rebuild *rb)
 	return clear;
 }
 
+/* Start writes registering, and wait for those mapped before (may sleep). */
+static void ssa_walk_begin(struct ssa_rebuild *rb)
+{
+	spin_lock_irq(&rb->lock);
+	rb->active = true;
+	spin_unlock_irq(&rb->lock);
+	/* pairs with the barrier in ssa_rebuild_admit() */
+	smp_mb();
+	wait_event(rb->wait, !atomic_read(&rb->unregistered));
+}
+
+static void ssa_window_clear(struct ssa_ctx *sc);
+
+/* Writes stop registering; those held back go on (may sleep). */
+static void ssa_walk_end(struct ssa_ctx *sc)
+{
+	struct ssa_rebuild *rb = sc->rb;
+
+	spin_lock_irq(&rb->lock);
+	rb->active = false;
+	spin_unlock_irq(&rb->lock);
+	ssa_window_clear(sc);
+}
+
+/* Hold writes to rows [lo, hi) and wait for those in flight there. */
+static void ssa_window_set(struct ssa_rebuild *rb, u64 lo, u64 hi)
+{
+	spin_lock_irq(&rb->lock);
+	rb->wlo = lo;
+	rb->whi = hi;
+	spin_unlock_irq(&rb->lock);
+	wait_event(rb->wait, ssa_rebuild_window_clear(rb));
+}
+
+/* Release the writes the window held. */
+static void ssa_window_clear(struct ssa_ctx *sc)
+{
+	struct ssa_rebuild *rb = sc->rb;
+	struct bio_list held;
+
+	spin_lock_irq(&rb->lock);
+	rb->wlo = 0;
+	rb->whi = 0;
+	held = rb->deferred;
+	bio_list_init(&rb->deferred);
+	spin_unlock_irq(&rb->lock);
+	ssa_rebuild_release(sc, &held);
+}
+
 /* Keep to rebuild_rate (KiB/s; 0: no limit). */
 static void ssa_rebuild_throttle(struct ssa_ctx *sc)
 {
@@ -711,9 +810,7 @@ static void ssa_rebuild_throttle(struct ssa_ctx *sc)
 
 static void ssa_rebuild_finish(struct ssa_ctx *sc)
 {
-	struct ssa_rebuild *rb = sc->rb;
 	const char *name = dm_device_name(dm_table_get_md(sc->ti->table));
-	struct bio_list held;
 	unsigned int m;
 
 	for (m = 0; m < sc->nr_members; m++) {
@@ -727,12 +824,7 @@ static void ssa_rebuild_finish(struct ssa_ctx *sc)
 			       sc->members[m].dev->name);
 		clear_bit(SSA_MEMBER_REBUILD, &sc->members[m].flags);
 	}
-	spin_lock_irq(&rb->lock);
-	rb->active = false;
-	held = rb->deferred;
-	bio_list_init(&rb->deferred);
-	spin_unlock_irq(&rb->lock);
-	ssa_rebuild_release(sc, &held);
+	ssa_walk_end(sc);
 	schedule_work(&sc->event_work);
 }
 
@@ -740,7 +832,6 @@ static void ssa_rebuild_work(struct work_struct *work)
 {
 	struct ssa_rebuild *rb = container_of(work, struct ssa_rebuild, work);
 	struct ssa_ctx *sc = rb->sc;
-	struct bio_list held;
 	u64 todo, lo, hi;
 	unsigned int m;
 
@@ -753,25 +844,13 @@ static void ssa_rebuild_work(struct work_struct *work)
 		}
 		hi = min_t(u64, lo + SSA_RB_WINDOW, sc->member_len);
 
-		spin_lock_irq(&rb->lock);
-		rb->wlo = lo;
-		rb->whi = hi;
-		spin_unlock_irq(&rb->lock);
-		wait_event(rb->wait, ssa_rebuild_window_clear(rb));
-
+		ssa_window_set(rb, lo, hi);
 		for (m = 0; m < sc->nr_members; m++)
 			if (todo & BIT_ULL(m))
 				ssa_rebuild_copy(sc, m, lo, hi - lo);
-
-		spin_lock_irq(&rb->lock);
 		/* readers that see the new cursor see the copy completed */
 		smp_store_release(&rb->cursor, hi);
-		rb->wlo = 0;
-		rb->whi = 0;
-		held = rb->deferred;
-		bio_list_init(&rb->deferred);
-		spin_unlock_irq(&rb->lock);
-		ssa_rebuild_release(sc, &held);
+		ssa_window_clear(sc);
 
 		rb->copied += hi - lo;
 		ssa_rebuild_throttle(sc);
@@ -779,10 +858,201 @@ static void ssa_rebuild_work(struct work_struct *work)
 	}
 }
 
+/* --- check and repair -------------------------------------------------- */
+
+#define SSA_WINDOW_PAGES	DIV_ROUND_UP(SSA_RB_WINDOW << SECTOR_SHIFT, PAGE_SIZE)
+
+static struct page **ssa_pages_alloc(void)
+{
+	struct page **pages;
+	unsigned int i;
+
+	pages = kcalloc(SSA_WINDOW_PAGES, sizeof(*pages), GFP_KERNEL);
+	for (i = 0; pages && i < SSA_WINDOW_PAGES; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		if (!pages[i])
+			goto fail;
+	}
+	return pages;
+fail:
+	while (i--)
+		__free_page(pages[i]);
+	kfree(pages);
+	return NULL;
+}
+
+static void ssa_pages_free(struct page **pages)
+{
+	unsigned int i;
+
+	if (!pages)
+		return;
+	for (i = 0; i < SSA_WINDOW_PAGES; i++)
+		__free_page(pages[i]);
+	kfree(pages);
+}
+
+static void *ssa_sector_addr(struct page **pages, unsigned int s)
+{
+	unsigned int off = s << SECTOR_SHIFT;
+
+	return page_address(pages[off >> PAGE_SHIFT]) + offset_in_page(off);
+}
+
+/*
+ * Check member sectors [lo, lo + len) of set @set: each in-sync copy is
+ * compared with the first in-sync copy that can be read (@ref), and the
+ * sectors where one differs are set in @diff.  With @repair, the first
+ * copy's data is written over each copy that differs.
+ */
+static void ssa_check_set(struct ssa_ctx *sc, u32 set, u64 lo,
+			  unsigned int len, struct page **ref,
+			  struct page **cmp, unsigned long *diff, bool repair)
+{
+	unsigned int k, m, s;
+	bool have_ref = false, differs;
+
+	for (k = 0; k < sc->copies; k++) {
+		m = ssa_mirror_member(set, sc->copies, k);
+		if (READ_ONCE(sc->members[m].flags) &
+		    (BIT(SSA_MEMBER_FAILED) | BIT(SSA_MEMBER_REBUILD)))
+			continue;
+		/* a copy that cannot be read is marked failed: skip it */
+		if (ssa_walk_io(sc, m, REQ_OP_READ, lo, len,
+				have_ref ? cmp : ref))
+			continue;
+		if (!have_ref) {
+			have_ref = true;
+			continue;
+		}
+		differs = false;
+		for (s = 0; s < len; s++) {
+			if (memcmp(ssa_sector_addr(ref, s), ssa_sector_addr(cmp, s),
+				   SECTOR_SIZE)) {
+				__set_bit(s, diff);
+				differs = true;
+			}
+		}
+		if (differs && repair)
+			ssa_walk_io(sc, m, REQ_OP_WRITE, lo, len, ref);
+	}
+}
+
+static void ssa_check_work(struct work_struct *work)
+{
+	struct ssa_rebuild *rb = container_of(work, struct ssa_rebuild,
+					      check_work);
+	struct ssa_ctx *sc = rb->sc;
+	const char *name = dm_device_name(dm_table_get_md(sc->ti->table));
+	bool repair = rb->walk == SSA_MWALK_REPAIR;
+	DECLARE_BITMAP(diff, SSA_RB_WINDOW);
+	struct page **ref, **cmp;
+	u64 lo, hi;
+	u32 set;
+	int r = 0;
+
+	ref = ssa_pages_alloc();
+	cmp = ssa_pages_alloc();
+	if (!ref || !cmp)
+		r = -ENOMEM;
+	if (!r)
+		ssa_walk_begin(rb);
+	for (lo = 0; !r && lo < sc->member_len && !READ_ONCE(rb->stop);
+	     lo = hi) {
+		hi = min_t(u64, lo + SSA_RB_WINDOW, sc->member_len);
+		ssa_window_set(rb, lo, hi);
+		for (set = 0; set < sc->geom.members; set++) {
+			bitmap_zero(diff, SSA_RB_WINDOW);
+			ssa_check_set(sc, set, lo, hi - lo, ref, cmp, diff,
+				      repair);
+			WRITE_ONCE(rb->mismatches, rb->mismatches +
+				   bitmap_weight(diff, hi - lo));
+		}
+		ssa_window_clear(sc);
+		WRITE_ONCE(rb->walk_pos, hi);
+		cond_resched();
+	}
+	if (!r)
+		ssa_walk_end(sc);
+	DMINFO("%s: %s %s: %llu of %llu sectors per member, %llu mismatched%s",
+	       name, ssa_mwalk_names[rb->walk],
+	       r ? "failed" : READ_ONCE(rb->stop) ? "stopped" : "done",
+	       READ_ONCE(rb->walk_pos), sc->member_len,
+	       READ_ONCE(rb->mismatches),
+	       repair && rb->mismatches ? " (rewritten)" : "");
+	ssa_pages_free(ref);
+	ssa_pages_free(cmp);
+	clear_bit(0, &rb->running);
+	schedule_work(&sc->event_work);
+}
+
+/* Message "check" or "repair": walk every set's copies. */
+int ssa_mirror_scrub(struct ssa_ctx *sc, bool repair)
+{
+	struct ssa_rebuild *rb = sc->rb;
+	const char *what = repair ? "repair" : "check";
+
+	if (READ_ONCE(rb->active) && !test_bit(0, &rb->running)) {
+		DMWARN("%s: a rebuild is running", what);
+		return -EBUSY;
+	}
+	if (test_and_set_bit(0, &rb->running)) {
+		DMWARN("%s: the %s is still running", what,
+		       ssa_mwalk_names[READ_ONCE(rb->walk)]);
+		return -EBUSY;
+	}
+	/* the last walk's work item may still be finishing */
+	flush_work(&rb->check_work);
+	WRITE_ONCE(rb->walk, repair ? SSA_MWALK_REPAIR : SSA_MWALK_CHECK);
+	WRITE_ONCE(rb->stop, false);
+	WRITE_ONCE(rb->walk_pos, 0);
+	WRITE_ONCE(rb->mismatches, 0);
+	queue_work(system_long_wq, &rb->check_work);
+	return 0;
+}
+
+/* Message "idle": stop a check or repair (a rebuild goes on). */
+int ssa_mirror_idle(struct ssa_ctx *sc)
+{
+	struct ssa_rebuild *rb = sc->rb;
+
+	if (!test_bit(0, &rb->running)) {
+		if (!READ_ONCE(rb->active))
+			return 0;
+		DMWARN("idle: the rebuild cannot be stopped (suspend pauses it)");
+		return -EBUSY;
+	}
+	WRITE_ONCE(rb->stop, true);
+	wake_up(&rb->wait);
+	flush_work(&rb->check_work);
+	return 0;
+}
+
+/* Status: the running or last walk, its progress and its mismatches. */
+void ssa_mirror_status(struct ssa_ctx *sc, const char **action, u64 *pos,
+		       u64 *mismatches)
+{
+	struct ssa_rebuild *rb = sc->rb;
+	enum ssa_mwalk walk = READ_ONCE(rb->walk);
+
+	*mismatches = READ_ONCE(rb->mismatches);
+	if (walk == SSA_MWALK_CHECK || walk == SSA_MWALK_REPAIR) {
+		*pos = READ_ONCE(rb->walk_pos);
+		*action = test_bit(0, &rb->running) ? ssa_mwalk_names[walk] :
+			  "idle";
+		return;
+	}
+	*pos = min_t(u64, ssa_rebuild_cursor(sc), sc->member_len);
+	*action = READ_ONCE(rb->active) ? ssa_mwalk_names[walk] : "idle";
+}
+
+/*
+ * Every mirror volume has its walk state; the rebuild's window buffer and
+ * workqueue only when the table names a member to rebuild.
+ */
 int ssa_rebuild_alloc(struct ssa_ctx *sc)
 {
 	struct ssa_rebuild *rb;
-	unsigned int i;
 
 	rb = kzalloc(sizeof(*rb), GFP_KERNEL);
 	if (!rb)
@@ -792,20 +1062,23 @@ int ssa_rebuild_alloc(struct ssa_ctx *sc)
 	spin_lock_init(&rb->lock);
 	INIT_LIST_HEAD(&rb->writes);
 	bio_list_init(&rb->deferred);
+	atomic_set(&rb->unregistered, 0);
 	init_waitqueue_head(&rb->wait);
 	INIT_WORK(&rb->work, ssa_rebuild_work);
-	rb->active = true;
+	INIT_WORK(&rb->check_work, ssa_check_work);
 	rb->stop = true;
+	rb->walk_pos = sc->member_len;
+	if (!sc->rebuild_mask) {
+		rb->cursor = sc->member_len;
+		return 0;
+	}
 
-	rb->nr_pages = DIV_ROUND_UP(SSA_RB_WINDOW << SECTOR_SHIFT, PAGE_SIZE);
-	rb->pages = kcalloc(rb->nr_pages, sizeof(*rb->pages), GFP_KERNEL);
+	rb->walk = SSA_MWALK_REBUILD;
+	rb->active = true;
+	rb->nr_pages = SSA_WINDOW_PAGES;
+	rb->pages = ssa_pages_alloc();
 	if (!rb->pages)
 		return -ENOMEM;
-	for (i = 0; i < rb->nr_pages; i++) {
-		rb->pages[i] = alloc_page(GFP_KERNEL);
-		if (!rb->pages[i])
-			return -ENOMEM;
-	}
 	rb->wq = alloc_workqueue("kssarebuild", WQ_MEM_RECLAIM, 1);
 	return rb->wq ? 0 : -ENOMEM;
 }
@@ -813,20 +1086,13 @@ int ssa_rebuild_alloc(struct ssa_ctx *sc)
 void ssa_rebuild_free(struct ssa_ctx *sc)
 {
 	struct ssa_rebuild *rb = sc->rb;
-	unsigned int i;
 
 	if (!rb)
 		return;
-	if (rb->wq) {
-		ssa_rebuild_stop(sc);
+	ssa_rebuild_stop(sc);
+	if (rb->wq)
 		destroy_workqueue(rb->wq);
-	}
-	if (rb->pages) {
-		for (i = 0; i < rb->nr_pages; i++)
-			if (rb->pages[i])
-				__free_page(rb->pages[i]);
-		kfree(rb->pages);
-	}
+	ssa_pages_free(rb->pages);
 	kfree(rb);
 	sc->rb = NULL;
 }
@@ -836,7 +1102,7 @@ void ssa_rebuild_start(struct ssa_ctx *sc)
 {
 	struct ssa_rebuild *rb = sc->rb;
 
-	if (!rb || !READ_ONCE(rb->active))
+	if (!rb || !rb->wq || !READ_ONCE(rb->active))
 		return;
 	WRITE_ONCE(rb->stop, false);
 	rb->started = jiffies;
@@ -844,7 +1110,11 @@ void ssa_rebuild_start(struct ssa_ctx *sc)
 	queue_work(rb->wq, &rb->work);
 }
 
-/* On suspend: stop after the window being copied; writes it held go on. */
+/*
+ * On suspend: stop a rebuild after the window being copied (the resume
+ * goes on from there), and a check or repair (for good); the writes they
+ * held go on.
+ */
 void ssa_rebuild_stop(struct ssa_ctx *sc)
 {
 	struct ssa_rebuild *rb = sc->rb;
@@ -854,6 +1124,7 @@ void ssa_rebuild_stop(struct ssa_ctx *sc)
 	WRITE_ONCE(rb->stop, true);
 	wake_up(&rb->wait);
 	flush_work(&rb->work);
+	flush_work(&rb->check_work);
 }
 
 /* The rate changed: measure it from now. */

@@ -630,10 +630,10 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		}
 	}
 
-	if (sc->rebuild_mask && ssa_is_mirror(sc)) {
+	if (ssa_is_mirror(sc)) {
 		r = ssa_rebuild_alloc(sc);
 		if (r) {
-			ti->error = "Cannot allocate rebuild state";
+			ti->error = "Cannot allocate mirror rebuild and check state";
 			goto bad;
 		}
 	}
@@ -784,12 +784,15 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 			       ms.dispatched[SSA_CLASS_HIGH],
 			       ms.dispatched[SSA_CLASS_LOW]);
 		}
-		if (ssa_is_mirror(sc))
-			DMEMIT(" %u %s %llu/%llu", sc->copies,
-			       ssa_policies[READ_ONCE(sc->read_policy)],
-			       (unsigned long long)min_t(u64, ssa_rebuild_cursor(sc),
-							 sc->member_len),
-			       (unsigned long long)sc->member_len);
+		if (ssa_is_mirror(sc)) {
+			const char *action;
+			u64 pos, bad;
+
+			ssa_mirror_status(sc, &action, &pos, &bad);
+			DMEMIT(" %u %s %s %llu/%llu %llu", sc->copies,
+			       ssa_policies[READ_ONCE(sc->read_policy)], action,
+			       pos, (unsigned long long)sc->member_len, bad);
+		}
 		if (ssa_is_parity(sc)) {
 			const char *action;
 			u64 pos, bad;
@@ -901,12 +904,21 @@ static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
 		return ssa_mirror_fail(sc, m);
 	}
 
-	if (argc == 1 && ssa_is_parity(sc) &&
+	if (argc == 1 &&
 	    (!strcasecmp(argv[0], "check") || !strcasecmp(argv[0], "repair"))) {
-		return ssa_parity_scrub(sc, !strcasecmp(argv[0], "repair"));
+		bool repair = !strcasecmp(argv[0], "repair");
+
+		if (ssa_is_parity(sc))
+			return ssa_parity_scrub(sc, repair);
+		if (ssa_is_mirror(sc))
+			return ssa_mirror_scrub(sc, repair);
 	}
-	if (argc == 1 && ssa_is_parity(sc) && !strcasecmp(argv[0], "idle"))
-		return ssa_parity_idle(sc);
+	if (argc == 1 && !strcasecmp(argv[0], "idle")) {
+		if (ssa_is_parity(sc))
+			return ssa_parity_idle(sc);
+		if (ssa_is_mirror(sc))
+			return ssa_mirror_idle(sc);
+	}
 
 	if (argc == 3 && !strcasecmp(argv[0], "debug_inject_high")) {
 		if (ssa_parse_uint(argv[1], &m) || m >= sc->nr_members ||

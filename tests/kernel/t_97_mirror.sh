@@ -21,9 +21,9 @@ copies_identical() {
 	local -a t
 	read -ra t <<< "$(dmsetup table "$name")"
 	n=${t[5]}
-	k=$(dmsetup status "$name" | awk '{print $(NF-2)}')
-	# member_len = the last status field's denominator
-	len=$(dmsetup status "$name" | awk '{split($NF, a, "/"); print a[2]}')
+	k=$(dmsetup status "$name" | awk '{print $(NF-4)}')
+	# member_len = the progress field's denominator
+	len=$(dmsetup status "$name" | awk '{split($(NF-1), a, "/"); print a[2]}')
 	for ((set = 0; set < n / k; set++)); do
 		ref=""
 		for ((m = set * k; m < set * k + k; m++)); do
@@ -124,7 +124,7 @@ mirror_children() {
 	# the status tail and the table round trip
 	local st
 	st=$(dmsetup status ssat-v)
-	expect_eq "status tail" "$(awk '{print $(NF-2), $(NF-1), $NF}' <<< "$st")" "2 queue 8192/8192" || rc=1
+	expect_eq "status tail" "$(awk '{print $(NF-4), $(NF-3), $(NF-2), $(NF-1), $NF}' <<< "$st")" "2 queue idle 8192/8192 0" || rc=1
 	expect_eq "table" "$(dmsetup table ssat-v | cut -d' ' -f4-6,15-)" "mirror 8 4 2 coalesce 0" || rc=1
 	vol_remove ssat-v
 	return $rc
@@ -169,6 +169,35 @@ EOF
 }
 register mirror_trace mirror_trace
 
+# read_policy nearest sends a read to the copy whose last child ended
+# closest to it.  Two copies, both heads at 0: a read near the end goes to
+# copy 0 (the tie goes to the first copy), one near the start then to copy 1
+# (its head is nearer), and from then on two sequential streams, one near
+# the end (A) and one at the start (B), interleaved irregularly (35 A, 15 B),
+# stay each on its copy: copy 0 serves exactly the A reads and copy 1 the B
+# reads.  Round robin and queue (at one read at a time, ties rotate) would
+# split them about evenly between the copies.
+mirror_nearest() {
+	local rc=0 len=32768 v=/dev/mapper/ssat-v i a=0 b=0 seq r0 r1
+	vol_create ssat-v $len mirror 128 "$(ram_members 2)" 2 read_policy nearest || return 1
+	seq=$(python3 -c 'import random; r = random.Random(5); s = ["A"] * 35 + ["B"] * 15; r.shuffle(s); print("A B " + " ".join(s))')
+	r0=$(mstat ssat-v 0 cr) r1=$(mstat ssat-v 1 cr)
+	for i in $seq; do
+		if [ "$i" = A ]; then	# 4 KiB reads from 15 MiB up
+			dd if=$v of=/dev/null bs=4k count=1 skip=$((3840 + a)) iflag=direct status=none || rc=1
+			a=$((a + 1))
+		else			# 4 KiB reads from 0 up
+			dd if=$v of=/dev/null bs=4k count=1 skip=$b iflag=direct status=none || rc=1
+			b=$((b + 1))
+		fi
+	done
+	expect_eq "reads served by copy 0 (the stream near the end)" $(($(mstat ssat-v 0 cr) - r0)) $a || rc=1
+	expect_eq "reads served by copy 1 (the stream at the start)" $(($(mstat ssat-v 1 cr) - r1)) $b || rc=1
+	vol_remove ssat-v
+	return $rc
+}
+register mirror_nearest mirror_nearest
+
 # read_policy queue sends reads to the copy with fewer children waiting:
 # copy 0 is slow (dm-delay, 20 ms), copy 1 is a ramdisk.
 mirror_queue_policy() {
@@ -196,27 +225,42 @@ mirror_queue_policy() {
 }
 register mirror_queue_policy mirror_queue_policy
 
-# fio verify while a member fails: random writes for 6 s, each block read
-# back and checked soon after it was written (verify_backlog).  The run is
-# long enough for the failure to land inside it on a slow guest: on a
-# single-threaded TCG guest (make check-compat) loading and resuming an
-# error table under this load has taken close to 3 s.
+# fio verify while a member fails: random writes, each block read back and
+# checked soon after it was written (verify_backlog).  The load is not
+# timed: it runs until the volume's health shows the failure and 200 more
+# requests have arrived after it (at most 60 s), then fio is stopped
+# (SIGINT, which it takes as the end of its run).  On a single-threaded TCG
+# guest loading and resuming an error table under this load has taken close
+# to 3 s, longer than a fixed run was sure to last.
 # mirror_fail_run NAME SIZE_BYTES CMD... : CMD runs once fio's writes arrive
 mirror_fail_run() {
-	local name=$1 size=$2 rc=0
+	local name=$1 size=$2 rc=0 i n0
 	shift 2
-	(cd "$WORK" && fio --name=v --filename=/dev/mapper/$name --direct=1 --ioengine=libaio \
+	(cd "$WORK" && exec fio --name=v --filename=/dev/mapper/$name --direct=1 --ioengine=libaio \
 		--rw=randwrite --bssplit=4k/30:64k/40:512k/30 --iodepth=16 --size="$size" \
-		--verify=crc32c --verify_fatal=1 --verify_backlog=16 --time_based --runtime=6 \
+		--verify=crc32c --verify_fatal=1 --verify_backlog=16 --time_based --runtime=60 \
 		--output="$WORK/fio.out" >/dev/null 2>&1) &
 	local pid=$! t0
 	wait_io "$name" || rc=1
 	sleep 0.3
 	t0=$EPOCHREALTIME
 	"$@" || { fail "could not fail the member: $*"; rc=1; }
-	info "member failed with fio running: $(kill -0 $pid 2>/dev/null && echo yes || echo no)" \
-		"(failing it took $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s)"
-	wait $pid || { fail "fio reported an error"; grep -E "err|verify" "$WORK/fio.out" | head -5; rc=1; }
+	info "failing it took $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+	for ((i = 0; i < 300; i++)); do
+		[[ $(vstat "$name" health) == *D* ]] && break
+		sleep 0.1
+	done
+	n0=$(vstat "$name" req_w)
+	for ((i = 0; i < 300; i++)); do
+		[ $(($(vstat "$name" req_w) - n0)) -ge 200 ] && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	info "member failed with fio running: $(kill -0 $pid 2>/dev/null && echo yes || echo no)"
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	fio_clean "$WORK/fio.out" ||
+		{ fail "fio reported an error"; grep -iE "err|verify" "$WORK/fio.out" | head -5; rc=1; }
 	info "fio: $(grep -E '^ +(write|read):' "$WORK/fio.out" | tr -s ' ' | tr '\n' ';')"
 	return $rc
 }
@@ -294,6 +338,9 @@ mirror_rebuild() {
 		dmsetup suspend ssat-v && dmsetup resume ssat-v || return 1
 	t0=$(date +%s.%N)
 	expect_eq "health while rebuilding" "$(vstat ssat-v health)" Aa || rc=1
+	dmsetup message ssat-v 0 check 2>/dev/null && { fail "check accepted during the rebuild"; rc=1; }
+	dmsetup message ssat-v 0 idle 2>/dev/null && { fail "idle accepted during the rebuild"; rc=1; }
+	expect_eq "action while rebuilding" "$(dmsetup status ssat-v | awk '{print $(NF-2)}')" rebuild || rc=1
 	(cd "$WORK" && fio --name=new --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
 		--rw=randrw --bssplit=4k/40:64k/40:256k/20 --iodepth=8 --size=$half --verify=crc32c \
 		--verify_fatal=1 --verify_backlog=16 --time_based --runtime=4 \
@@ -306,7 +353,7 @@ mirror_rebuild() {
 	# a suspend in the middle: the rebuild stops and goes on after resume
 	dmsetup suspend ssat-v && dmsetup resume ssat-v || rc=1
 	wait $pid || { fail "fio verify failed during rebuild"; rc=1; }
-	st=$(dmsetup status ssat-v | awk '{print $NF}')
+	st=$(dmsetup status ssat-v | awk '{print $(NF-1)}')
 	info "progress after the fio run: $st"
 	[ "${st%/*}" -lt "${st#*/}" ] || info "the rebuild finished before fio did (rate too high to overlap)"
 	for i in $(seq 240); do
@@ -319,7 +366,7 @@ mirror_rebuild() {
 	python3 -c "import sys; t = $t1 - $t0; want = 0.9 * 32768 / $rate
 print(f'# rebuild took {t:.1f} s, at least {want:.1f} s at {$rate} KiB/s')
 sys.exit(t < want)" || { fail "rebuild ran faster than rebuild_rate"; rc=1; }
-	expect_eq "progress after rebuild" "$(dmsetup status ssat-v | awk '{print $NF}')" "65536/65536" || rc=1
+	expect_eq "progress after rebuild" "$(dmsetup status ssat-v | awk '{print $(NF-2), $(NF-1)}')" "idle 65536/65536" || rc=1
 	klog_since | grep -q "member 1 (.*) rebuilt" || { fail "kernel log does not report the rebuild"; rc=1; }
 	copies_identical ssat-v || rc=1
 	fio $old --rw=read --verify_only=1 --verify_fatal=1 --output="$WORK/old-end.out" >/dev/null 2>&1 ||
@@ -332,6 +379,82 @@ sys.exit(t < want)" || { fail "rebuild ran faster than rebuild_rate"; rc=1; }
 	return $rc
 }
 register mirror_rebuild mirror_rebuild
+
+# Check and repair: the copies of each set compared sector by sector with
+# the set's first in-sync copy.  Sectors planted on the members directly
+# are counted (each sector of a set once, however many copies differ
+# there), a check writes nothing, a repair writes the first copy over the
+# others, and a check after it finds none.  Then repairs run while fio
+# writes and verifies: the walk holds writes to the window it compares,
+# so it never counts a write caught on one copy and not yet on the other,
+# nor copies old data over new.
+mirror_check_repair() {
+	local rc=0 len=32768 mlen=16384 bad v=/dev/mapper/ssat-v i walks pid
+	mkdir -p "$WORK"
+	# two sets of two copies: members 0, 1 and 2, 3
+	vol_create ssat-v $len mirror 128 "$(ram_members 4)" || return 1
+	head -c $((len * 512)) /dev/urandom > "$WORK/data"
+	dd if="$WORK/data" of=$v bs=1M oflag=direct status=none || { fail "writing the volume"; return 1; }
+	bad=$(scrub ssat-v check) || { fail "check did not end: $bad"; rc=1; }
+	expect_eq "mismatches after a clean write" "$bad" 0 || rc=1
+	expect_eq "status tail after the check" \
+		"$(dmsetup status ssat-v | awk '{print $(NF-2), $(NF-1), $NF}')" "idle $mlen/$mlen 0" || rc=1
+
+	# 3 sectors on set 0's second copy; on set 1, 8 on its first copy at
+	# 5000 and 8 on its second at 5004: 3 + 12 sectors differ
+	head -c $((19 * 512)) /dev/urandom > "$WORK/plant"
+	dd if="$WORK/plant" of=/dev/ram1 bs=512 seek=100 count=3 oflag=direct status=none &&
+		dd if="$WORK/plant" of=/dev/ram2 bs=512 skip=3 seek=5000 count=8 oflag=direct status=none &&
+		dd if="$WORK/plant" of=/dev/ram3 bs=512 skip=11 seek=5004 count=8 oflag=direct status=none ||
+		{ fail "planting"; return 1; }
+	local planted
+	planted=$(dd if=/dev/ram1 bs=512 skip=100 count=3 iflag=direct status=none | sha256sum)
+	klog_mark
+	bad=$(scrub ssat-v check) || { fail "check did not end: $bad"; rc=1; }
+	expect_eq "mismatched sectors found by check" "$bad" 15 || rc=1
+	klog_since | grep -q "check done: $mlen of $mlen sectors per member, 15 mismatched" ||
+		{ fail "kernel log lacks the check's summary"; klog_since | tail -3; rc=1; }
+	expect_eq "check leaves the members as they were" \
+		"$(dd if=/dev/ram1 bs=512 skip=100 count=3 iflag=direct status=none | sha256sum)" "$planted" || rc=1
+	bad=$(scrub ssat-v repair) || { fail "repair did not end: $bad"; rc=1; }
+	expect_eq "mismatched sectors rewritten by repair" "$bad" 15 || rc=1
+	bad=$(scrub ssat-v check) || { fail "check did not end: $bad"; rc=1; }
+	expect_eq "mismatches after the repair" "$bad" 0 || rc=1
+	copies_identical ssat-v || rc=1
+	# set 0's first copy was right: the volume's data there is the original
+	expect_eq "set 0's data after the repair" \
+		"$(dd if=$v bs=64k count=1 iflag=direct status=none | sha256sum)" \
+		"$(head -c 65536 "$WORK/data" | sha256sum)" || rc=1
+
+	# repairs under a verifying write load: fio writes (time-based, at
+	# most 120 s) until two repair walks have run from start to end while it
+	# ran, then a signal ends its run
+	walks=0
+	(cd "$WORK" && exec fio --name=cr --filename=$v --direct=1 --ioengine=libaio \
+		--rw=randwrite --bssplit=4k/50:64k/30:256k/20 --iodepth=8 \
+		--verify=crc32c --verify_fatal=1 --verify_backlog=32 --time_based --runtime=120 \
+		--output="$WORK/cr.out" >/dev/null 2>&1) &
+	pid=$!
+	wait_io ssat-v || rc=1
+	while [ $walks -lt 2 ] && kill -0 $pid 2>/dev/null; do
+		bad=$(scrub ssat-v repair) || { fail "repair under load did not end: $bad"; rc=1; break; }
+		[ "$bad" = 0 ] || { fail "repair under load found $bad mismatched sectors"; rc=1; }
+		kill -0 $pid 2>/dev/null && walks=$((walks + 1))
+	done
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	fio_clean "$WORK/cr.out" ||
+		{ fail "fio verify failed during the repairs"; grep -iE "err|verify" "$WORK/cr.out" | head -5; rc=1; }
+	info "$walks repair walks ran whole under fio's writes"
+	[ $walks -gt 0 ] || { fail "no repair walk overlapped the write load"; rc=1; }
+	bad=$(scrub ssat-v check) || { fail "check did not end: $bad"; rc=1; }
+	expect_eq "mismatches after the load" "$bad" 0 || rc=1
+	copies_identical ssat-v || rc=1
+	dmsetup message ssat-v 0 idle || { fail "idle with no walk running refused"; rc=1; }
+	vol_remove ssat-v
+	return $rc
+}
+register mirror_check_repair mirror_check_repair
 
 mirror_bad_tables() {
 	local rc=0 r0=/dev/ram0 r1=/dev/ram1 r2=/dev/ram2 T="ssastripe"
@@ -361,7 +484,7 @@ mirror_bad_tables() {
 	expect_eq "health after bad messages" "$(vstat ssat-v health)" AA || rc=1
 	vol_remove ssat-v
 	vol_create ssat-v 1024 stripe 8 "$M2" || return 1
-	for m in "fail 0" "read_policy split" "rebuild_rate 10"; do
+	for m in "fail 0" "read_policy split" "rebuild_rate 10" "check" "repair" "idle"; do
 		dmsetup message ssat-v 0 $m 2>/dev/null && { fail "stripe: message '$m' accepted"; rc=1; }
 	done
 	vol_remove ssat-v

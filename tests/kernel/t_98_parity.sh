@@ -27,19 +27,6 @@ wait_synced() {
 # pvol_create: vol_create, then wait for the initial sync
 pvol_create() { vol_create "$@" && wait_synced "$1"; }
 
-# scrub NAME check|repair: run it to the end, print the mismatch count
-scrub() {
-	local i st
-	dmsetup message "$1" 0 "$2" || return 1
-	for i in $(seq 1200); do
-		st=$(dmsetup status "$1")
-		[ "$(awk '{print $(NF-2)}' <<< "$st")" = idle ] && { awk '{print $NF}' <<< "$st"; return 0; }
-		sleep 0.1
-	done
-	echo "timeout"
-	return 1
-}
-
 # parity_verify LAYOUT MEMBERS CHUNK SYNC DEPTH METHOD [ROTATION]
 parity_verify() {
 	local layout=$1 n=$2 c=$3 sync=$4 depth=$5 method=$6 rot=${7:-} rc=0
