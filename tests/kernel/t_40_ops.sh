@@ -31,9 +31,10 @@ flush_all_members() {
 	return $rc
 }
 
-# region_check OFF LEN: [OFF, OFF+LEN) reads as zeros, the rest as written
+# region_check OFF LEN [TOTAL_BYTES]: [OFF, OFF+LEN) of ssat-o reads as
+# zeros, the rest as written ($WORK/data)
 region_check() {
-	local off=$1 len=$2 rc=0 total=$((48 << 20))
+	local off=$1 len=$2 rc=0 total=${3:-$((48 << 20))}
 	cmp -n "$off" "$WORK/data" <(dd if=/dev/mapper/ssat-o bs=1M iflag=direct status=none) ||
 		{ fail "data before the range changed"; rc=1; }
 	cmp -n "$len" /dev/zero <(dd if=/dev/mapper/ssat-o bs=4096 skip=$((off / 4096)) \
@@ -76,6 +77,81 @@ write_zeroes_range() {
 register flush_all_members flush_all_members
 register discard_range discard_range
 register write_zeroes_range write_zeroes_range
+
+# Discard, write-zeroes and the I/O hints of the redundant layouts, over
+# the same loop members (4 x 12 MiB from sector 2048, 64 KiB chunks):
+# mirror (two sets of two copies) passes discards and write-zeroes to
+# every copy, and the copies stay identical; raid5 and pstripe offer no
+# discard (they would have to keep parity over it) and take write-zeroes
+# as written zeros (the block layer's fallback), with their parity
+# consistent after it.  minimum_io_size is the chunk; optimal_io_size
+# the data of a stripe: 2 chunks (mirror: sets), 3 (raid5: members less
+# parity), 1 (pstripe: a member's data area is contiguous).
+ops_layout() {	# ops_layout mirror|raid5|pstripe
+	local layout=$1 rc=0 members="" l sets total opt
+	loop_members 4 16 || return 1
+	for l in "${LOOPS[@]}"; do members+="$l 2048 "; done
+	case $layout in
+	mirror) sets=2 opt=$((2 << 16)) ;;
+	raid5) sets=3 opt=$((3 << 16)) ;;
+	pstripe) sets=3 opt=$((1 << 16)) ;;
+	esac
+	total=$((sets * (12 << 20)))
+	vol_create ssat-o $((total / 512)) "$layout" 128 "${members% }" || return 1
+	[ "$layout" = mirror ] || wait_synced ssat-o || return 1
+	mkdir -p "$WORK"
+	head -c "$total" /dev/urandom > "$WORK/data"
+	dd if="$WORK/data" of=/dev/mapper/ssat-o bs=1M oflag=direct status=none || return 1
+
+	expect_eq "minimum_io_size" "$(dmq minimum_io_size)" 65536 || rc=1
+	expect_eq "optimal_io_size" "$(dmq optimal_io_size)" $opt || rc=1
+
+	# a discard over chunk and stripe boundaries
+	local off=$(((64 + 4) << 10)) len=$((3 * (256 << 10) + (8 << 10)))
+	local -a before after
+	if [ "$layout" = mirror ]; then
+		[ "$(dmq discard_max_bytes)" -gt 0 ] || { fail "mirror over loop members offers no discard"; rc=1; }
+		read -ra before <<< "$(mstat_all ssat-o co)"
+		blkdiscard -o "$off" -l "$len" /dev/mapper/ssat-o || { fail "discard refused"; rc=1; }
+		read -ra after <<< "$(mstat_all ssat-o co)"
+		local m d=()
+		for m in 0 1 2 3; do d+=($((after[m] - before[m]))); done
+		info "discard children per member: ${d[*]}"
+		# every copy took the discard, each as its set's other copy did
+		[ "${d[0]}" -ge 1 ] && [ "${d[2]}" -ge 1 ] &&
+			[ "${d[0]}" = "${d[1]}" ] && [ "${d[2]}" = "${d[3]}" ] ||
+			{ fail "discard children per member: ${d[*]}"; rc=1; }
+		region_check "$off" "$len" "$total" || rc=1
+		copies_identical ssat-o || rc=1
+	else
+		expect_eq "discard_max_bytes" "$(dmq discard_max_bytes)" 0 || rc=1
+		blkdiscard -o "$off" -l "$len" /dev/mapper/ssat-o 2>/dev/null &&
+			{ fail "$layout accepted a discard"; rc=1; }
+		cmp -s "$WORK/data" <(dd if=/dev/mapper/ssat-o bs=1M iflag=direct status=none) ||
+			{ fail "a refused discard changed the data"; rc=1; }
+	fi
+
+	# write-zeroes over another range; afterwards the copies or parity agree
+	off=$(((1024 + 12) << 10)) len=$((5 * (256 << 10) + (20 << 10)))
+	# (the first range reads as zeros from here on, in the reference too)
+	[ "$layout" = mirror ] && dd if=/dev/zero of="$WORK/data" bs=4096 seek=$(((64 + 4) >> 2)) \
+		count=$(((3 * 256 + 8) >> 2)) conv=notrunc status=none
+	blkdiscard -z -o "$off" -l "$len" /dev/mapper/ssat-o || { fail "write-zeroes failed"; rc=1; }
+	region_check "$off" "$len" "$total" || rc=1
+	if [ "$layout" = mirror ]; then
+		copies_identical ssat-o || rc=1
+	else
+		local bad
+		bad=$(scrub ssat-o check) || { fail "check did not end: $bad"; rc=1; }
+		expect_eq "parity mismatches after write-zeroes" "$bad" 0 || rc=1
+		parity_ok ssat-o || rc=1
+	fi
+	vol_remove ssat-o
+	return $rc
+}
+register ops_mirror ops_layout mirror
+register ops_raid5 ops_layout raid5
+register ops_pstripe ops_layout pstripe
 
 # FUA writes: every child carries REQ_FUA to its member (seen at the block
 # layer's block_bio_queue tracepoint, with bpftrace).
