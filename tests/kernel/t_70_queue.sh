@@ -66,8 +66,10 @@ queue_trace() {	# queue_trace DEPTH PRIORITY
 	d0=$(( $(mstat ssat-q 0 dlow) + $(mstat ssat-q 1 dlow) + $(mstat ssat-q 0 dhigh) + $(mstat ssat-q 1 dhigh) ))
 	trace_start 65536 || return 1
 	mkdir -p "$WORK"
-	(cd "$WORK" && fio --name=q --filename=/dev/mapper/ssat-q --direct=1 --ioengine=libaio \
-		--rw=randrw --bssplit=4k/70:16k/30 --iodepth=16 --time_based --runtime=4 \
+	# fio runs until the injections are done (SIGINT ends its run), not for
+	# a fixed time a slow machine could use up before they come
+	(cd "$WORK" && exec fio --name=q --filename=/dev/mapper/ssat-q --direct=1 --ioengine=libaio \
+		--rw=randrw --bssplit=4k/70:16k/30 --iodepth=16 --time_based --runtime=60 \
 		--output-format=json --output="$WORK/fio.json") &
 	local fio_pid=$!
 	# inject only once fio's reads and writes are queueing (fio can take
@@ -81,7 +83,16 @@ queue_trace() {	# queue_trace DEPTH PRIORITY
 		sleep 0.1
 		dmsetup message ssat-q 0 debug_inject_high $((i % 2)) 4
 	done
-	wait $fio_pid || { fail "fio failed"; rc=1; }
+	sleep 0.5
+	kill -0 $fio_pid 2>/dev/null || { fail "fio ended before the injections did"; rc=1; }
+	kill -INT $fio_pid 2>/dev/null
+	# (fio exits non-zero when a signal ended its run, and its JSON report
+	# then follows a line about the signal; the report says whether the
+	# job had an error)
+	wait $fio_pid
+	sed -i -n '/^{/,$p' "$WORK/fio.json"
+	python3 -c 'import json, sys; sys.exit(any(j["error"] for j in json.load(open(sys.argv[1]))["jobs"]))' \
+		"$WORK/fio.json" || { fail "fio failed"; rc=1; }
 	sleep 0.5
 	trace_stop "$WORK/trace.txt"
 	local opts=(--depth "$depth")

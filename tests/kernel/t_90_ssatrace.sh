@@ -68,10 +68,15 @@ want("one-child records joined at the child's completion", s["joined_at_completi
 if not s["one_child"]:
     print("FAIL: no one-child records")
     ok = False
-err = abs(fio["mean_resp_ns"] - clat) / clat
-print(f"# mean response {fio['mean_resp_ns']/1e3:.1f} us, fio clat mean {clat/1e3:.1f} us, {err:.1%} apart")
-if err > 0.10:
-    print("FAIL: mean response time more than 10 % from fio's completion latency")
+# The record's response time lies inside fio's completion latency (fio's
+# clock starts before the submission reaches the target and stops after
+# the completion reaches fio), and every request waited at least for its
+# member's 10 ms timer.  How much less than fio's it is depends on how
+# fast the guest runs fio, so only the bounds are checked.
+resp = fio["mean_resp_ns"]
+print(f"# mean response {resp/1e3:.1f} us, fio clat mean {clat/1e3:.1f} us, {1 - resp/clat:.1%} below it")
+if not 10e6 <= resp <= clat * 1.001:
+    print("FAIL: mean response time outside [10 ms, fio's mean completion latency]")
     ok = False
 sys.exit(0 if ok else 1)
 PY
