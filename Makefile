@@ -24,7 +24,7 @@ MOD := $(TOP)/dm-ssastripe
 BUILD := $(TOP)/build
 VM := $(TOP)/tools/vm
 
-.PHONY: all module bootstrap bootstrap-compat demo check check-full check-compat unit lint bench bench-icount clean ssatrace experiments
+.PHONY: all module bootstrap bootstrap-compat demo check check-full check-compat unit lint bench bench-icount clean ssatrace experiments install
 
 all: module ssatrace ssaload
 
@@ -132,6 +132,29 @@ bench-icount: bootstrap module $(SSAT)/ssatrace
 EXPERIMENTS ?= all
 experiments: bootstrap module $(SSAT)/ssatrace $(SSALOAD)
 	@$(TOP)/.venv/bin/python tools/ssa experiment run $(EXPERIMENTS) --out $(BUILD)/experiments
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: ssatrace and ssaload in
+# PREFIX/bin; the ssa tool in PREFIX/bin with its package in
+# PREFIX/lib/dm-ssastripe/pylib (numpy, scipy and matplotlib are the
+# system's: apt install python3-numpy python3-scipy python3-matplotlib; or
+# pip install . for a venv); the bpftrace scripts in
+# PREFIX/share/dm-ssastripe/bpf; the documentation in
+# PREFIX/share/doc/dm-ssastripe; the module's sources for DKMS in
+# /usr/src/dm-ssastripe-VERSION (then: dkms install dm-ssastripe/VERSION).
+PREFIX ?= /usr/local
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dm-ssastripe/dkms.conf)
+MODSRC := dm-ssastripe/Kbuild dm-ssastripe/dkms.conf \
+	$(filter-out %.mod.c,$(wildcard dm-ssastripe/*.c dm-ssastripe/*.h))
+install: $(SSAT)/ssatrace $(SSALOAD)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/dm-ssastripe/pylib/ssa \
+		$(DESTDIR)$(PREFIX)/share/dm-ssastripe/bpf $(DESTDIR)$(PREFIX)/share/doc/dm-ssastripe \
+		$(DESTDIR)/usr/src/dm-ssastripe-$(VERSION)
+	install -m 755 $(SSAT)/ssatrace $(SSALOAD) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 tools/pylib/ssa/*.py $(DESTDIR)$(PREFIX)/lib/dm-ssastripe/pylib/ssa/
+	install -m 755 tools/ssa-installed $(DESTDIR)$(PREFIX)/bin/ssa
+	install -m 644 bpf/*.bt $(DESTDIR)$(PREFIX)/share/dm-ssastripe/bpf/
+	install -m 644 README.md Documentation/*.rst $(DESTDIR)$(PREFIX)/share/doc/dm-ssastripe/
+	install -m 644 $(MODSRC) $(DESTDIR)/usr/src/dm-ssastripe-$(VERSION)/
 
 clean:
 	@kdir=$$(tools/kdir 2>/dev/null) && $(MAKE) -C "$$kdir" M=$(MOD) clean || true

@@ -281,3 +281,18 @@ def test_stop_group_ends_the_whole_group():
             break
         time.sleep(0.1)
     assert left.stdout.strip() == ""
+
+
+def test_checkout_found_from_env_package_or_cwd(tmp_path, monkeypatch):
+    top = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    monkeypatch.setenv("SSA_CHECKOUT", top)
+    assert ex.checkout() == top
+    assert ex.spec_dir() == os.path.join(top, "experiments")
+    # a directory that is no checkout is refused by name
+    monkeypatch.setenv("SSA_CHECKOUT", str(tmp_path))
+    with pytest.raises(ex.SpecError, match="SSA_CHECKOUT=.* is not a dm-ssastripe checkout"):
+        ex.checkout()
+    # without the variable, the working directory or one above it will do
+    monkeypatch.delenv("SSA_CHECKOUT")
+    monkeypatch.chdir(os.path.join(top, "tests", "python"))
+    assert os.path.samefile(ex.checkout(), top)

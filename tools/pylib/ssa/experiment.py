@@ -75,10 +75,41 @@ class SpecError(ValueError):
 
 # -- specs -----------------------------------------------------------------------
 
+def _is_checkout(path: str) -> bool:
+    return (os.path.isdir(os.path.join(path, "experiments"))
+            and os.path.exists(os.path.join(path, "tools", "vm")))
+
+
+def checkout() -> str:
+    """The dm-ssastripe checkout the lab runs in: $SSA_CHECKOUT, else the
+    one this package lives in (tools/pylib/ssa), else the working directory
+    or one above it.  An installed package (pip install .) has the models
+    but not the lab's specs, guest launcher and tools: those stay in a
+    checkout."""
+    env = os.environ.get("SSA_CHECKOUT")
+    if env:
+        if not _is_checkout(env):
+            raise SpecError(f"SSA_CHECKOUT={env} is not a dm-ssastripe checkout "
+                            "(no experiments/ and tools/vm there)")
+        return os.path.abspath(env)
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [os.path.normpath(os.path.join(here, "..", "..", ".."))]
+    d = os.getcwd()
+    while True:
+        candidates.append(d)
+        if os.path.dirname(d) == d:
+            break
+        d = os.path.dirname(d)
+    for c in candidates:
+        if _is_checkout(c):
+            return c
+    raise SpecError("ssa experiment needs a dm-ssastripe checkout: run it inside one, "
+                    "or set SSA_CHECKOUT to one")
+
+
 def spec_dir() -> str:
     """experiments/ at the top of the checkout."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.normpath(os.path.join(here, "..", "..", "..", "experiments"))
+    return os.path.join(checkout(), "experiments")
 
 
 def load_spec(path: str) -> dict:
