@@ -101,14 +101,17 @@ remove_in_flight() {
 	local rc=0
 	vol_create ssat-v $((4 * 16384)) stripe 128 "$(ram_members 4)" || return 1
 	mkdir -p "$WORK"
-	(cd "$WORK" && fio --name=busy --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
-		--rw=randrw --bssplit=4k/50:512k/50 --iodepth=32 --time_based --runtime=5 \
+	# fio keeps the volume open until it is stopped (not for a fixed time,
+	# which a loaded machine could use up before the remove comes)
+	(cd "$WORK" && exec fio --name=busy --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
+		--rw=randrw --bssplit=4k/50:512k/50 --iodepth=32 --time_based --runtime=120 \
 		--continue_on_error=all >/dev/null 2>&1) &
 	local fio_pid=$!
-	wait_io ssat-v || { wait $fio_pid; return 1; }
+	wait_io ssat-v || { kill -INT $fio_pid; wait $fio_pid; return 1; }
 	dmsetup remove ssat-v 2>/dev/null && { fail "remove of an open volume succeeded"; rc=1; }
 	# --force swaps in a table that fails I/O; the volume goes once closed
 	dmsetup remove --force ssat-v >/dev/null 2>&1
+	kill -INT $fio_pid 2>/dev/null
 	wait $fio_pid
 	dmsetup remove ssat-v >/dev/null 2>&1
 	dmsetup info ssat-v >/dev/null 2>&1 && { fail "volume still present after fio closed it"; rc=1; }
