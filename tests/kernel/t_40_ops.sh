@@ -87,8 +87,21 @@ register write_zeroes_range write_zeroes_range
 # consistent after it.  minimum_io_size is the chunk; optimal_io_size
 # the data of a stripe: 2 chunks (mirror: sets), 3 (raid5: members less
 # parity), 1 (pstripe: a member's data area is contiguous).
+# each_copy_alike WHAT "BEFORE..." "AFTER...": on ssat-o (two sets of two
+# copies) every copy gained children between the two mstat_all co
+# snapshots, as many as its set's other copy did
+each_copy_alike() {
+	local what=$1 m d=()
+	local -a before=($2) after=($3)
+	for m in 0 1 2 3; do d+=($((after[m] - before[m]))); done
+	info "$what children per member: ${d[*]}"
+	[ "${d[0]}" -ge 1 ] && [ "${d[2]}" -ge 1 ] &&
+		[ "${d[0]}" = "${d[1]}" ] && [ "${d[2]}" = "${d[3]}" ] ||
+		fail "$what children per member: ${d[*]}"
+}
+
 ops_layout() {	# ops_layout mirror|raid5|pstripe
-	local layout=$1 rc=0 members="" l sets total opt m
+	local layout=$1 rc=0 members="" l sets total opt before after
 	loop_members 4 16 || return 1
 	for l in "${LOOPS[@]}"; do members+="$l 2048 "; done
 	case $layout in
@@ -108,19 +121,12 @@ ops_layout() {	# ops_layout mirror|raid5|pstripe
 
 	# a discard over chunk and stripe boundaries
 	local off=$(((64 + 4) << 10)) len=$((3 * (256 << 10) + (8 << 10)))
-	local -a before after
 	if [ "$layout" = mirror ]; then
 		[ "$(dmq discard_max_bytes)" -gt 0 ] || { fail "mirror over loop members offers no discard"; rc=1; }
-		read -ra before <<< "$(mstat_all ssat-o co)"
+		before=$(mstat_all ssat-o co)
 		blkdiscard -o "$off" -l "$len" /dev/mapper/ssat-o || { fail "discard refused"; rc=1; }
-		read -ra after <<< "$(mstat_all ssat-o co)"
-		local d=()
-		for m in 0 1 2 3; do d+=($((after[m] - before[m]))); done
-		info "discard children per member: ${d[*]}"
-		# every copy took the discard, each as its set's other copy did
-		[ "${d[0]}" -ge 1 ] && [ "${d[2]}" -ge 1 ] &&
-			[ "${d[0]}" = "${d[1]}" ] && [ "${d[2]}" = "${d[3]}" ] ||
-			{ fail "discard children per member: ${d[*]}"; rc=1; }
+		after=$(mstat_all ssat-o co)
+		each_copy_alike discard "$before" "$after" || rc=1
 		region_check "$off" "$len" "$total" || rc=1
 		copies_identical ssat-o || rc=1
 	else
@@ -136,9 +142,9 @@ ops_layout() {	# ops_layout mirror|raid5|pstripe
 	# (the first range reads as zeros from here on, in the reference too)
 	[ "$layout" = mirror ] && dd if=/dev/zero of="$WORK/data" bs=4096 seek=$(((64 + 4) >> 2)) \
 		count=$(((3 * 256 + 8) >> 2)) conv=notrunc status=none
-	read -ra before <<< "$(mstat_all ssat-o co)"
+	before=$(mstat_all ssat-o co)
 	blkdiscard -z -o "$off" -l "$len" /dev/mapper/ssat-o || { fail "write-zeroes failed"; rc=1; }
-	read -ra after <<< "$(mstat_all ssat-o co)"
+	after=$(mstat_all ssat-o co)
 	region_check "$off" "$len" "$total" || rc=1
 	if [ "$layout" = mirror ]; then
 		# the mirror offers write-zeroes (its loop members do): every copy
@@ -146,12 +152,7 @@ ops_layout() {	# ops_layout mirror|raid5|pstripe
 		# member then zeroes in place or the block layer falls back to
 		# writing zeros, which a tmpfs-backed loop device makes it do)
 		[ "$(dmq write_zeroes_max_bytes)" -gt 0 ] || { fail "mirror over loop members offers no write-zeroes"; rc=1; }
-		local z=()
-		for m in 0 1 2 3; do z+=($((after[m] - before[m]))); done
-		info "write-zeroes children per member: ${z[*]}"
-		[ "${z[0]}" -ge 1 ] && [ "${z[2]}" -ge 1 ] &&
-			[ "${z[0]}" = "${z[1]}" ] && [ "${z[2]}" = "${z[3]}" ] ||
-			{ fail "write-zeroes children per member: ${z[*]}"; rc=1; }
+		each_copy_alike write-zeroes "$before" "$after" || rc=1
 		copies_identical ssat-o || rc=1
 	else
 		local bad
