@@ -168,6 +168,19 @@ def test_ssaload_args_open_closed_and_skew(tmp_path):
     assert np.allclose(z, np.arange(1, 5) / 10)
 
 
+def test_seed_is_a_sweepable_workload_key(tmp_path):
+    """Replicates of one point: the generator's seed swept like a rate."""
+    text = BASE.replace("rate = [10, 20]", "seed = [1, 7]").replace(
+        "requests = 1000", "requests = 1000\nrate = 10").replace(
+        "[quick]\nrate = [5]", "[quick]\nseed = [3]")
+    s = ex.load_spec(write_spec(tmp_path, text))
+    seeds = [ex.ssaload_args(p, "/dev/x", "r.csv", "s.json")
+             for p in ex.expand(s)]
+    assert [a[a.index("--seed") + 1] for a in seeds] == ["1", "7"]
+    with pytest.raises(ex.SpecError, match="seed"):
+        ex.load_spec(write_spec(tmp_path, text.replace("seed = [1, 7]", "seed = [0]")))
+
+
 def test_load_resolves_to_model_maxrate(tmp_path):
     text = BASE.replace("rate = [10, 20]", "p_read = [0.75]").replace(
         "[quick]\nrate = [5]", "[quick]\np_read = [0.75]").replace(

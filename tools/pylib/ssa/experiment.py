@@ -60,7 +60,8 @@ _TOP_KEYS = {"title", "seed", "figure", "about", "volume", "disk", "workload", "
 _VOLUME_KEYS = {"layout", "members", "chunk_kb", "member_mb", "options", "copies"}
 _WORKLOAD_KEYS = {"generator", "mode", "rate", "mpl", "think_ms", "think_dist", "p_read",
                   "sizes", "block", "pattern", "requests", "warmup", "skew", "align",
-                  "offset_shift", "arrivals", "job", "runtime_s", "max_outstanding", "load"}
+                  "offset_shift", "arrivals", "job", "runtime_s", "max_outstanding", "load",
+                  "seed"}
 _MODEL_KEYS = {"kind", "sync", "bounds", "sizes", "skew", "balance", "coalescing",
                "request_kb", "cpu_delay_ms", "cache_mbps", "pos_a_ms", "pos_b_ms",
                "max_read_seek_ms", "beta_concentration"}
@@ -235,6 +236,8 @@ def _check_point(p: dict, path: str) -> None:
             raise SpecError(f"{where}: a closed workload needs mpl >= 1")
         if not 0 <= w.get("p_read", 1.0) <= 1:
             raise SpecError(f"{where}: workload.p_read must be in [0, 1]")
+        if not (isinstance(w.get("seed", 1), int) and 1 <= w.get("seed", 1) < 2**32):
+            raise SpecError(f"{where}: workload.seed must be an integer in 1..2^32-1")
         if not isinstance(w.get("requests"), int) or w["requests"] < 40:
             raise SpecError(f"{where}: workload.requests must be at least 40 "
                             "(20 batches of two)")
@@ -413,7 +416,7 @@ def ssaload_args(point: dict, device: str, records: str, summary: str,
     a += ["--requests", str(w["requests"]), "--warmup", str(w.get("warmup", 0)),
           "--read-frac", repr(float(w.get("p_read", 1.0))),
           "--block", str(w.get("block", 4096)), "--sizes", str(w.get("sizes", "fixed:1")),
-          "--pattern", w.get("pattern", "random"), "--seed", str(seed),
+          "--pattern", w.get("pattern", "random"), "--seed", str(w.get("seed", seed)),
           "--records", records, "--summary", summary]
     if "align" in w:
         a += ["--align", str(w["align"])]
