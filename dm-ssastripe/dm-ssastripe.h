@@ -138,6 +138,68 @@ enum ssa_opt {
 
 #define SSA_MAX_QUEUE_DEPTH	65536
 
+/* The options every layout takes. */
+#define SSA_COMMON_OPTS	(BIT(SSA_OPT_QUEUE_DEPTH) | BIT(SSA_OPT_PRIORITY))
+
+struct ssa_io;
+
+/*
+ * A layout's personality (md's struct md_personality, dm-mpath's path
+ * selector type): everything the core does that depends on the layout
+ * goes through these.  The core never names a layout's functions; a
+ * layout calls the core's fork, child and dispatch helpers below.  A NULL
+ * hook means the layout has nothing to do there.  raid5 and pstripe share
+ * their functions and differ in flags and options; the geometry that
+ * tells layouts apart is struct ssa_layout (ssa-layout.h).
+ */
+struct ssa_layout_ops {
+	unsigned long opts;	/* BIT(SSA_OPT_*): options the layout takes */
+	bool fast_map;		/* ssa_map_fast() may remap requests whole */
+	bool discards;		/* discard and write-zeroes reach the members */
+	bool unstriped;		/* consecutive chunks continue on one member */
+
+	/* Constructor: options, before the geometry; sets ti->error. */
+	int (*check_opts)(struct ssa_ctx *sc);
+	/* ... and the geometry, once the rows are known. */
+	int (*check_geometry)(struct ssa_ctx *sc);
+	/* Private state (sets ti->error); its release takes any state. */
+	int (*alloc)(struct ssa_ctx *sc);
+	void (*free)(struct ssa_ctx *sc);
+
+	/*
+	 * Every request ssa_map_fast() does not remap whole: fork it.
+	 * Returns a DM_MAPIO_* value.
+	 */
+	int (*map)(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		   u8 op, u64 start, u64 end);
+	/* The last child of @io completed, before its parent ends. */
+	void (*join)(struct ssa_io *io);
+	/* A read child (@child) or remapped read failed: true if taken over. */
+	bool (*retry_read)(struct ssa_ctx *sc, struct bio *bio,
+			   blk_status_t status, bool child);
+	/* A child with cs.start_hook set is dispatched to its member. */
+	void (*started)(struct bio *bio);
+
+	/* Messages: fail <member>, check, repair, idle. */
+	int (*fail)(struct ssa_ctx *sc, unsigned int m);
+	int (*scrub)(struct ssa_ctx *sc, bool repair);
+	int (*idle)(struct ssa_ctx *sc);
+	/* A message changed option @opt; the value has been applied. */
+	void (*opt_changed)(struct ssa_ctx *sc, int opt);
+	/* The layout's tail of STATUSTYPE_INFO and _IMA; returns the new sz. */
+	unsigned int (*status)(struct ssa_ctx *sc, status_type_t type,
+			       char *result, unsigned int maxlen,
+			       unsigned int sz);
+	/* Background walks: stopped at suspend and removal, started at resume. */
+	void (*stop)(struct ssa_ctx *sc);
+	void (*start)(struct ssa_ctx *sc);
+};
+
+extern const struct ssa_layout_ops ssa_stripe_ops;	/* ssa-stripe.c */
+extern const struct ssa_layout_ops ssa_mirror_ops;	/* ssa-mirror.c */
+extern const struct ssa_layout_ops ssa_raid5_ops;	/* ssa-parity.c */
+extern const struct ssa_layout_ops ssa_pstripe_ops;	/* ssa-parity.c */
+
 struct ssa_ctx {
 	struct dm_target *ti;
 	const struct ssa_layout *layout;
@@ -163,20 +225,16 @@ struct ssa_ctx {
 	u64 __percpu *req_seq;	/* request id generator */
 	struct work_struct event_work;
 
-	/* Mirror layout: sets of @copies members, see ssa-mirror.c. */
-	unsigned int copies;	/* 1 for the stripe layout */
+	/* Option values the layouts read (ssa_apply_opts()). */
+	unsigned int copies;	/* mirror: members a set; 1 otherwise */
 	unsigned int read_policy;	/* enum ssa_read_policy */
-	atomic_t rr;		/* round-robin position of reads */
-	u64 rebuild_mask;	/* members the table named with "rebuild" */
-	struct ssa_rebuild *rb;	/* NULL unless rebuild_mask */
-	spinlock_t retry_lock;
-	struct bio_list retry;	/* read children to retry on another copy */
-	struct work_struct retry_work;
-
-	/* Parity layouts: see ssa-parity.c. */
 	unsigned int sync;		/* enum ssa_sync */
 	unsigned int write_method;	/* enum ssa_wmethod */
-	struct ssa_parity *par;
+	u64 rebuild_mask;	/* members the table named with "rebuild" */
+
+	/* The layout's personality and its private state (ops->alloc). */
+	const struct ssa_layout_ops *ops;
+	void *priv;
 
 	/* Test-only high-priority reads (message debug_inject_high). */
 	atomic_t injected;
@@ -196,7 +254,7 @@ struct ssa_cstate {
 	u8 class;
 	u8 op;			/* enum ssa_op */
 	bool counted;		/* holds a dispatch slot (queue_depth > 0) */
-	bool start_hook;	/* call ssa_parity_started() at dispatch */
+	bool start_hook;	/* call sc->ops->started() at dispatch */
 };
 
 /*
@@ -216,9 +274,9 @@ struct ssa_io {
 	/* Mirror writes: members written to, and those that failed. */
 	u64 issued;
 	atomic64_t failed;
-	struct list_head rb_node;	/* on the mirror walk's list of writes */
-	u64 rb_lo, rb_hi;	/* member sectors the write may touch */
-	bool rb_counted;	/* in the walk's count of unregistered writes */
+	struct list_head walk_node;	/* on the mirror walk's list of writes */
+	u64 walk_lo, walk_hi;	/* member sectors the write may touch */
+	bool walk_counted;	/* in the walk's count of unregistered writes */
 	struct ssa_pop *pop;	/* parity layouts: the write operation */
 	struct bvec_iter iter;	/* parity layouts: the parent as mapped */
 	u16 segs[];
@@ -284,16 +342,6 @@ static inline struct ssa_io *ssa_io_of(struct ssa_ctx *sc, struct bio *bio)
 	return dm_per_bio_data(bio, sc->io_size);
 }
 
-static inline bool ssa_is_mirror(struct ssa_ctx *sc)
-{
-	return sc->layout->id == SSA_LAYOUT_MIRROR;
-}
-
-static inline bool ssa_is_parity(struct ssa_ctx *sc)
-{
-	return sc->layout->group_of;
-}
-
 /* ssa-io.c */
 int ssa_map(struct dm_target *ti, struct bio *bio);
 int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
@@ -322,6 +370,17 @@ void ssa_submit_held(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 void ssa_trace_cache_free(struct ssa_ctx *sc);
 void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 		      struct ssa_cstate *cs, bool from_map);
+void ssa_child_init(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		    unsigned int m, u64 msector);
+struct bio *ssa_clone(struct ssa_ctx *sc, struct ssa_io *io,
+		      struct bio *parent, unsigned int m, u64 msector);
+void ssa_issue(struct ssa_ctx *sc, struct ssa_io *io, struct bio *child);
+void ssa_remap_parent(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		      u8 op, u64 start, u64 end, const struct ssa_extent *e);
+
+/* ssa-stripe.c: the stripe layout's fork, which the other layouts reuse */
+int ssa_map_data(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		 u8 op, u64 start, u64 end);
 u64 ssa_count_segs(struct ssa_ctx *sc, struct ssa_io *io, struct bio *parent,
 		   u64 start, u64 end);
 bool ssa_gather(struct ssa_ctx *sc, struct bio *parent, struct bio *child,
@@ -329,41 +388,7 @@ bool ssa_gather(struct ssa_ctx *sc, struct bio *parent, struct bio *child,
 u64 ssa_member_first(struct ssa_ctx *sc, unsigned int m, u64 ms);
 u64 ssa_chunks(struct ssa_ctx *sc, u64 start, u64 end);
 
-/* ssa-mirror.c */
-int ssa_mirror_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
-		   u8 op, u64 start, u64 end);
-void ssa_mirror_join(struct ssa_io *io);
-void ssa_mirror_retry_work(struct work_struct *work);
-int ssa_mirror_fail(struct ssa_ctx *sc, unsigned int m);
-int ssa_rebuild_alloc(struct ssa_ctx *sc);
-void ssa_rebuild_free(struct ssa_ctx *sc);
-void ssa_rebuild_start(struct ssa_ctx *sc);
-void ssa_rebuild_stop(struct ssa_ctx *sc);
-void ssa_rebuild_rate_changed(struct ssa_ctx *sc);
-u64 ssa_rebuild_cursor(struct ssa_ctx *sc);
-int ssa_mirror_scrub(struct ssa_ctx *sc, bool repair);
-int ssa_mirror_idle(struct ssa_ctx *sc);
-void ssa_mirror_status(struct ssa_ctx *sc, const char **action, u64 *pos,
-		       u64 *mismatches);
-
-/* ssa-parity.c */
-int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
-		    u64 start, u64 end);
-bool ssa_parity_degraded(struct ssa_ctx *sc);
-bool ssa_parity_retry_read(struct ssa_ctx *sc, struct bio *bio,
-			   blk_status_t status, bool child);
-int ssa_parity_fail(struct ssa_ctx *sc, unsigned int m);
-int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
-		     u64 start, u64 end);
-void ssa_parity_join(struct ssa_io *io);
-void ssa_parity_started(struct bio *bio);
-int ssa_parity_alloc(struct ssa_ctx *sc);
-void ssa_parity_free(struct ssa_ctx *sc);
-int ssa_parity_scrub(struct ssa_ctx *sc, bool repair);
-void ssa_parity_scrub_stop(struct ssa_ctx *sc);
-void ssa_parity_resume(struct ssa_ctx *sc);
-int ssa_parity_idle(struct ssa_ctx *sc);
-void ssa_parity_status(struct ssa_ctx *sc, const char **action, u64 *pos,
-		       u64 *mismatches);
+/* ssa-target.c */
+const char *ssa_opt_word(int opt, unsigned int val);
 
 #endif /* DM_SSASTRIPE_H */

@@ -1,22 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dm-ssastripe: the fork/join I/O path and the member dispatchers.
+ * dm-ssastripe: the core of the I/O path -- fork and join bookkeeping,
+ * children, the member dispatchers, completion, and the request records
+ * of the tracepoints.  The layouts decide how a request is forked
+ * (sc->ops->map; ssa-stripe.c, ssa-mirror.c, ssa-parity.c) and build
+ * their children with the helpers here.
  *
  * DM core hands the target each logical request (the parent) whole: the
  * target sets no max_io_len, so nothing is cut at chunk boundaries before it
  * gets here.  The parent is forked into children, each child goes through
  * its member's dispatcher to the member device, and the parent is joined
- * when the last child completes, with the first error any child saw.
+ * when the last child completes, with the first error any child saw (and
+ * the layout's join hook, if it has one).
  *
- *  - A request inside one chunk needs no fork: the parent itself is remapped
- *    to its member (its child state lives in the per-bio data).  Small
- *    random I/O thus costs no allocation at all.
- *  - A request that touches a member in one piece gets a clone of the parent
- *    trimmed to that piece (the bvec table is shared, nothing is copied).
- *  - With coalescing on (the default), the pieces a request has on one
- *    member, which are contiguous in the member's address space, become one
- *    child whose bvec table points into the parent's pages.  A request of k
- *    full stripes therefore issues exactly one child per member.
+ * A request of the stripe layout inside one chunk needs no fork at all
+ * when no dispatcher queues (ssa_map_fast()): the parent is remapped to
+ * its member and costs no allocation.
  *
  * Dispatcher: with queue_depth 0 (the default) a child goes straight to its
  * member; nothing is locked or queued.  With queue_depth D, each member
@@ -410,7 +409,7 @@ static void ssa_dispatch(struct ssa_ctx *sc, struct bio *bio,
 {
 	this_cpu_inc(sc->members[cs->member].stats->dispatched[cs->class]);
 	if (unlikely(cs->start_hook))
-		ssa_parity_started(bio);
+		sc->ops->started(bio);
 	ssa_trace_child_dispatch(sc, io, cs, qlen, waited);
 	/* a remapped request is its own parent */
 	if (io && from_map)
@@ -661,10 +660,8 @@ void ssa_io_put(struct ssa_io *io)
 	if (!atomic_dec_and_test(&io->pending))
 		return;
 
-	if (ssa_is_mirror(io->sc))
-		ssa_mirror_join(io);
-	else if (io->pop)
-		ssa_parity_join(io);
+	if (io->sc->ops->join)
+		io->sc->ops->join(io);
 
 	parent = ssa_parent_of(io);
 	parent->bi_status = (__force blk_status_t)io->error;
@@ -679,9 +676,9 @@ static void ssa_child_endio(struct bio *bio)
 
 	__ssa_child_done(c->sc, bio, io, &c->cs, bio->bi_status);
 	if (unlikely(bio->bi_status)) {
-		/* parity layouts rebuild a failed read from the others */
-		if (c->cs.op == SSA_OP_READ && ssa_is_parity(c->sc) &&
-		    ssa_parity_retry_read(c->sc, bio, bio->bi_status, true))
+		/* a layout may serve a failed read from the others */
+		if (c->cs.op == SSA_OP_READ && c->sc->ops->retry_read &&
+		    c->sc->ops->retry_read(c->sc, bio, bio->bi_status, true))
 			return;
 		ssa_io_set_error(io, bio->bi_status);
 	}
@@ -689,8 +686,8 @@ static void ssa_child_endio(struct bio *bio)
 	ssa_io_put(io);
 }
 
-static void ssa_child_init(struct ssa_ctx *sc, struct ssa_io *io,
-			   struct bio *bio, unsigned int m, u64 msector)
+void ssa_child_init(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		    unsigned int m, u64 msector)
 {
 	struct ssa_child *c = to_child(bio);
 
@@ -705,8 +702,8 @@ static void ssa_child_init(struct ssa_ctx *sc, struct ssa_io *io,
 }
 
 /* A child that shares the parent's bvec table. */
-static struct bio *ssa_clone(struct ssa_ctx *sc, struct ssa_io *io,
-			     struct bio *parent, unsigned int m, u64 msector)
+struct bio *ssa_clone(struct ssa_ctx *sc, struct ssa_io *io,
+		      struct bio *parent, unsigned int m, u64 msector)
 {
 	struct bio *bio;
 
@@ -721,8 +718,7 @@ static struct bio *ssa_clone(struct ssa_ctx *sc, struct ssa_io *io,
 }
 
 /* Send a built child: its sector and size are final. */
-static void ssa_issue(struct ssa_ctx *sc, struct ssa_io *io,
-		      struct bio *child)
+void ssa_issue(struct ssa_ctx *sc, struct ssa_io *io, struct bio *child)
 {
 	struct ssa_cstate *cs = &to_child(child)->cs;
 
@@ -735,333 +731,11 @@ static void ssa_issue(struct ssa_ctx *sc, struct ssa_io *io,
 	ssa_submit_child(sc, child, io, cs, true);
 }
 
-/* An empty flush: every member flushes. */
-static void ssa_fork_flush(struct ssa_ctx *sc, struct ssa_io *io,
-			   struct bio *parent)
-{
-	unsigned int m;
-
-	for (m = 0; m < sc->nr_members; m++) {
-		struct bio *child = ssa_clone(sc, io, parent, m, 0);
-
-		if (child)
-			ssa_issue(sc, io, child);
-	}
-}
-
-/* Discard and write-zeroes: one child per member over its whole extent. */
-static void ssa_fork_extent(struct ssa_ctx *sc, struct ssa_io *io,
-			    struct bio *parent, u64 start, u64 end)
-{
-	unsigned int m;
-	u64 ms, me;
-
-	for (m = 0; m < sc->nr_members; m++) {
-		struct bio *child;
-
-		if (!sc->layout->member_range(&sc->geom, start, end, m,
-					      &ms, &me))
-			continue;
-		child = ssa_clone(sc, io, parent, m, ms);
-		if (!child)
-			continue;
-		child->bi_iter.bi_size = (me - ms) << SECTOR_SHIFT;
-		ssa_issue(sc, io, child);
-	}
-}
-
-/* One child per chunk piece, each a trimmed clone of the parent. */
-static void ssa_fork_pieces(struct ssa_ctx *sc, struct ssa_io *io,
-			    struct bio *parent, u64 start, u64 end)
-{
-	struct ssa_extent e;
-	u64 ls, len;
-
-	for (ls = start; ls < end; ls += len) {
-		struct bio *child;
-
-		sc->layout->map(&sc->geom, ls, &e);
-		len = min(e.len, end - ls);
-		child = ssa_clone(sc, io, parent, e.member, e.msector);
-		if (!child)
-			continue;
-		bio_trim(child, ls - start, len);
-		ssa_issue(sc, io, child);
-	}
-}
-
-/*
- * The next piece of @parent at @it, as one bvec of at most @bytes: a
- * segment of the parent's table, which may span pages, with its offset
- * brought inside its first page.
- */
-static inline struct bio_vec ssa_next_seg(struct bio *parent,
-					  struct bvec_iter it,
-					  unsigned int bytes)
-{
-	struct bio_vec bv = mp_bvec_iter_bvec(parent->bi_io_vec, it);
-
-	bv.bv_page += bv.bv_offset >> PAGE_SHIFT;
-	bv.bv_offset &= ~PAGE_MASK;
-	bv.bv_len = min(bv.bv_len, bytes);
-	return bv;
-}
-
-/* Segments (see ssa_next_seg()) of the next @bytes of @parent at @it. */
-static unsigned int ssa_count_bytes(struct bio *parent, struct bvec_iter *it,
-				    unsigned int bytes)
-{
-	unsigned int nsegs = 0;
-
-	while (bytes) {
-		unsigned int n = ssa_next_seg(parent, *it, bytes).bv_len;
-
-		bio_advance_iter_single(parent, it, n);
-		bytes -= n;
-		nsegs++;
-	}
-	return nsegs;
-}
-
-/*
- * Count the bvecs each member's coalesced child needs (io->segs).  A child
- * holds at most BIO_MAX_VECS; if a member would need more, the request is
- * cut at the start of the chunk piece that overflows it and DM core sends
- * the rest as a new request.  Returns the (possibly reduced) end.
- */
-u64 ssa_count_segs(struct ssa_ctx *sc, struct ssa_io *io, struct bio *parent,
-		   u64 start, u64 end)
-{
-	struct bvec_iter it = parent->bi_iter;
-	struct ssa_extent e;
-	u64 ls, len;
-
-	memset(io->segs, 0, sc->nr_members * sizeof(io->segs[0]));
-	for (ls = start; ls < end; ls += len) {
-		unsigned int n;
-		u16 *segs;
-
-		sc->layout->map(&sc->geom, ls, &e);
-		len = min(e.len, end - ls);
-		segs = &io->segs[e.member];
-		n = ssa_count_bytes(parent, &it, len << SECTOR_SHIFT);
-		/* A member's first piece may be large: it needs no bvecs. */
-		if (*segs && *segs + n > BIO_MAX_VECS) {
-			dm_accept_partial_bio(parent, ls - start);
-			return ls;
-		}
-		*segs = min_t(unsigned int, *segs + n, U16_MAX);
-	}
-	return end;
-}
-
-/*
- * Add the pieces of [start, end) that lie on member @m to @child.  @start
- * must be where @parent's iterator stands.
- */
-bool ssa_gather(struct ssa_ctx *sc, struct bio *parent, struct bio *child,
-		unsigned int m, u64 start, u64 end)
-{
-	struct bvec_iter it = parent->bi_iter;
-	struct ssa_extent e;
-	u64 ls, len;
-
-	for (ls = start; ls < end; ls += len) {
-		unsigned int bytes;
-
-		sc->layout->map(&sc->geom, ls, &e);
-		len = min(e.len, end - ls);
-		bytes = len << SECTOR_SHIFT;
-		if (e.member != m) {
-			bio_advance_iter(parent, &it, bytes);
-			continue;
-		}
-		while (bytes) {
-			struct bio_vec bv = ssa_next_seg(parent, it, bytes);
-
-			/* the child has the bvecs ssa_count_segs() counted */
-			if (unlikely(child->bi_vcnt >= child->bi_max_vecs))
-				return false;
-			__bio_add_page(child, bv.bv_page, bv.bv_len,
-				       bv.bv_offset);
-			bio_advance_iter_single(parent, &it, bv.bv_len);
-			bytes -= bv.bv_len;
-		}
-	}
-	return true;
-}
-
-/* Logical sector of member sector @ms of member @m. */
-u64 ssa_member_first(struct ssa_ctx *sc, unsigned int m, u64 ms)
-{
-	const struct ssa_geom *g = &sc->geom;
-	u32 off;
-	u64 mchunk = ssa_chunk_index(g, ms, &off);
-
-	return (mchunk * g->members + m) * g->chunk + off;
-}
-
-/* Chunks that [start, end) touches. */
-u64 ssa_chunks(struct ssa_ctx *sc, u64 start, u64 end)
-{
-	u32 off;
-
-	return ssa_chunk_index(&sc->geom, end - 1, &off) -
-	       ssa_chunk_index(&sc->geom, start, &off) + 1;
-}
-
-/* A request spanning more chunks than there are members: coalesce. */
-static void ssa_fork_coalesced(struct ssa_ctx *sc, struct ssa_io *io,
-			       struct bio *parent, u64 start, u64 end)
-{
-	const struct ssa_geom *g = &sc->geom;
-	unsigned int i, m, first_member;
-	struct ssa_extent e;
-	u64 ms, me;
-	u32 off;
-
-	sc->layout->map(g, start, &e);
-	first_member = e.member;
-
-	for (i = 0; i < sc->nr_members; i++) {
-		struct block_device *bdev;
-		struct bio *child;
-
-		m = (first_member + i) % sc->nr_members;
-		if (!sc->layout->member_range(g, start, end, m, &ms, &me))
-			continue;
-
-		/* One piece: a trimmed clone, however large. */
-		if (ssa_chunk_index(g, ms, &off) ==
-		    ssa_chunk_index(g, me - 1, &off)) {
-			child = ssa_clone(sc, io, parent, m, ms);
-			if (!child)
-				continue;
-			bio_trim(child, ssa_member_first(sc, m, ms) - start,
-				 me - ms);
-			ssa_issue(sc, io, child);
-			continue;
-		}
-
-		bdev = sc->members[m].dev->bdev;
-		child = bio_alloc_bioset(bdev, io->segs[m], parent->bi_opf,
-					 GFP_NOIO, &sc->bs);
-		if (unlikely(!child)) {
-			ssa_io_set_error(io, BLK_STS_RESOURCE);
-			continue;
-		}
-		ssa_child_init(sc, io, child, m, ms);
-		child->bi_ioprio = parent->bi_ioprio;
-		/*
-		 * Clones inherit the parent's cgroup; a built child must be
-		 * told, or one dispatched later from the work item (which does
-		 * not go through dm_submit_bio_remap()) escapes its controls.
-		 */
-		bio_clone_blkg_association(child, parent);
-		if (unlikely(!ssa_gather(sc, parent, child, m, start, end) ||
-			     bio_sectors(child) != me - ms)) {
-			DMERR_LIMIT("member %u: could not build a %llu-sector child",
-				    m, (unsigned long long)(me - ms));
-			ssa_io_set_error(io, BLK_STS_RESOURCE);
-			bio_put(child);
-			continue;
-		}
-		ssa_issue(sc, io, child);
-	}
-}
-
 void ssa_fork_begin(struct ssa_ctx *sc, struct ssa_io *io, u8 op, u64 start,
 		    u64 end, u32 nr_children)
 {
 	atomic_set(&io->pending, 1);
 	ssa_trace_fork(sc, io, op, start, end - start, nr_children);
-}
-
-/*
- * Runs of [start, end): consecutive chunk pieces that continue one another
- * on one member.  Parity striping keeps a member's data in one area, so a
- * read there is one run, served by one child as the paper's disk reads
- * contiguous blocks in one access; the other layouts put consecutive
- * chunks on different members and have a run per piece.
- */
-static u32 ssa_count_runs(struct ssa_ctx *sc, u64 start, u64 end)
-{
-	struct ssa_extent e;
-	u64 ls, len, next = 0;
-	u32 prev = U32_MAX, runs = 0;
-
-	for (ls = start; ls < end; ls += len) {
-		sc->layout->map(&sc->geom, ls, &e);
-		len = min(e.len, end - ls);
-		if (e.member != prev || e.msector != next)
-			runs++;
-		prev = e.member;
-		next = e.msector + len;
-	}
-	return runs;
-}
-
-/* One child per run (see ssa_count_runs()). */
-static void ssa_fork_runs(struct ssa_ctx *sc, struct ssa_io *io,
-			  struct bio *parent, u64 start, u64 end)
-{
-	struct ssa_extent e, run = { };
-	u64 ls, len, rs = start;
-	struct bio *child;
-
-	for (ls = start; ls <= end; ls += len) {
-		len = 0;
-		if (ls < end) {
-			sc->layout->map(&sc->geom, ls, &e);
-			len = min(e.len, end - ls);
-			if (ls > start && e.member == run.member &&
-			    e.msector == run.msector + run.len) {
-				run.len += len;
-				continue;
-			}
-		}
-		if (ls > start) {
-			child = ssa_clone(sc, io, parent, run.member, run.msector);
-			if (child) {
-				bio_trim(child, rs - start, run.len);
-				ssa_issue(sc, io, child);
-			}
-		}
-		if (ls == end)
-			break;
-		run = e;
-		run.len = len;
-		rs = ls;
-	}
-}
-
-/* A data request that spans more than one chunk. */
-static void ssa_fork_rw(struct ssa_ctx *sc, struct ssa_io *io,
-			struct bio *parent, u8 op, u64 start, u64 end)
-{
-	u64 chunks = ssa_chunks(sc, start, end);
-
-	/* reads of parity striping (its writes are planned elsewhere) */
-	if (sc->layout->id == SSA_LAYOUT_PSTRIPE) {
-		ssa_fork_begin(sc, io, op, start, end,
-			       ssa_count_runs(sc, start, end));
-		ssa_fork_runs(sc, io, parent, start, end);
-		ssa_io_put(io);
-		return;
-	}
-
-	/* With no more chunks than members, each member has one piece. */
-	if (!sc->coalesce || chunks <= sc->nr_members) {
-		ssa_fork_begin(sc, io, op, start, end, chunks);
-		ssa_fork_pieces(sc, io, parent, start, end);
-	} else {
-		end = ssa_count_segs(sc, io, parent, start, end);
-		chunks = ssa_chunks(sc, start, end);
-		ssa_fork_begin(sc, io, op, start, end,
-			       min_t(u64, chunks, sc->nr_members));
-		ssa_fork_coalesced(sc, io, parent, start, end);
-	}
-	ssa_io_put(io);
 }
 
 /*
@@ -1232,7 +906,6 @@ static noinline int ssa_map_general(struct ssa_ctx *sc, struct ssa_io *io,
 				    struct bio *bio, u64 start, u8 op)
 {
 	u64 end = start + bio_sectors(bio);
-	struct ssa_extent e;
 
 	io->id = ssa_next_id(sc);
 	io->error = 0;
@@ -1255,65 +928,33 @@ static noinline int ssa_map_general(struct ssa_ctx *sc, struct ssa_io *io,
 		return DM_MAPIO_KILL;
 	}
 
-	if (ssa_is_mirror(sc))
-		return ssa_mirror_map(sc, io, bio, op, start, end);
-	if (ssa_is_parity(sc)) {
-		if (op == SSA_OP_WRITE)
-			return ssa_parity_write(sc, io, bio, start, end);
-		if (op == SSA_OP_READ && unlikely(ssa_parity_degraded(sc))) {
-			int r = ssa_parity_read(sc, io, bio, start, end);
-
-			if (r >= 0)
-				return r;
-			end = start + bio_sectors(bio);	/* maybe cut */
-			io->iter = bio->bi_iter;
-		}
-		/* not offered (ctr): their parity would have to follow */
-		if (op == SSA_OP_DISCARD || op == SSA_OP_WRITE_ZEROES)
-			return DM_MAPIO_KILL;
-	}
-
-	switch (op) {
-	case SSA_OP_FLUSH:
-		/* DM core sends the data of a flush separately, after it. */
-		ssa_fork_begin(sc, io, op, start, start, sc->nr_members);
-		ssa_fork_flush(sc, io, bio);
-		ssa_io_put(io);
-		return DM_MAPIO_SUBMITTED;
-	case SSA_OP_DISCARD:
-	case SSA_OP_WRITE_ZEROES:
-		ssa_fork_begin(sc, io, op, start, end,
-			       min_t(u64, ssa_chunks(sc, start, end),
-				     sc->nr_members));
-		ssa_fork_extent(sc, io, bio, start, end);
-		ssa_io_put(io);
-		return DM_MAPIO_SUBMITTED;
-	}
-
 	/* the stripe layout is the common one: no retpoline for it */
-	INDIRECT_CALL_1(sc->layout->map, ssa_stripe_map, &sc->geom, start, &e);
-	if (likely(end - start <= e.len)) {
-		/* Inside one chunk: the parent goes to the member itself. */
-		struct ssa_cstate *cs = &io->cs;
+	return INDIRECT_CALL_1(sc->ops->map, ssa_map_data, sc, io, bio, op,
+			       start, end);
+}
 
-		ssa_trace_fork(sc, io, op, start, end - start, 1);
-		io->remapped = true;
-		io->nr_children = 1;
-		cs->member = e.member;
-		cs->msector = e.msector;
-		cs->len = end - start;
-		cs->idx = 0;
-		cs->class = SSA_CLASS_LOW;
-		cs->start_hook = false;
-		cs->op = op;
-		bio_set_dev(bio, sc->members[e.member].dev->bdev);
-		bio->bi_iter.bi_sector = sc->members[e.member].offset + e.msector;
-		__ssa_submit_child(sc, bio, io, cs, true);
-		return DM_MAPIO_SUBMITTED;
-	}
+/*
+ * A request inside one chunk, or the part of one a layout keeps on one
+ * member: the parent itself goes to the member at @e.
+ */
+void ssa_remap_parent(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		      u8 op, u64 start, u64 end, const struct ssa_extent *e)
+{
+	struct ssa_cstate *cs = &io->cs;
 
-	ssa_fork_rw(sc, io, bio, op, start, end);
-	return DM_MAPIO_SUBMITTED;
+	ssa_trace_fork(sc, io, op, start, end - start, 1);
+	io->remapped = true;
+	io->nr_children = 1;
+	cs->member = e->member;
+	cs->msector = e->msector;
+	cs->len = end - start;
+	cs->idx = 0;
+	cs->class = SSA_CLASS_LOW;
+	cs->start_hook = false;
+	cs->op = op;
+	bio_set_dev(bio, sc->members[e->member].dev->bdev);
+	bio->bi_iter.bi_sector = sc->members[e->member].offset + e->msector;
+	__ssa_submit_child(sc, bio, io, cs, true);
 }
 
 int ssa_map(struct dm_target *ti, struct bio *bio)
@@ -1340,7 +981,7 @@ static noinline int ssa_end_io_remapped(struct ssa_ctx *sc, struct bio *bio,
 		io->id = ssa_next_id(sc);
 	__ssa_child_done(sc, bio, io, &io->cs, *error);
 	if (unlikely(*error) && io->cs.op == SSA_OP_READ &&
-	    ssa_is_parity(sc) && ssa_parity_retry_read(sc, bio, *error, false))
+	    sc->ops->retry_read && sc->ops->retry_read(sc, bio, *error, false))
 		return DM_ENDIO_INCOMPLETE;	/* rebuilt, then ended */
 	ssa_trace_join(io, *error);
 	return DM_ENDIO_DONE;

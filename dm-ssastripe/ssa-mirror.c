@@ -60,9 +60,18 @@ static const char * const ssa_mwalk_names[] = {
 	[SSA_MWALK_REPAIR] = "repair",
 };
 
-/* The state of a mirror volume's walks (every mirror volume has one). */
-struct ssa_rebuild {
+/*
+ * The mirror layout's private state (sc->priv): read balancing, the retry
+ * of failed reads, and the walks over the members (rebuild, check,
+ * repair).
+ */
+struct ssa_mirror {
 	struct ssa_ctx *sc;
+	atomic_t rr;		/* round-robin position of reads */
+	spinlock_t retry_lock;
+	struct bio_list retry;	/* read children to retry on another copy */
+	struct work_struct retry_work;
+
 	struct workqueue_struct *wq;	/* rebuild only */
 	struct work_struct work;	/* the rebuild */
 	struct work_struct check_work;	/* check and repair */
@@ -71,7 +80,7 @@ struct ssa_rebuild {
 	spinlock_t lock;	/* protects the fields down to @deferred */
 	bool active;		/* writes register while a walk runs */
 	u64 wlo, whi;		/* window being walked (empty: wlo == whi) */
-	struct list_head writes;	/* writes in flight (ssa_io.rb_node) */
+	struct list_head writes;	/* writes in flight (ssa_io.walk_node) */
 	struct bio_list deferred;	/* writes held back by the window */
 	/* writes in flight that did not register (mapped while !active) */
 	atomic_t unregistered;
@@ -89,6 +98,11 @@ struct ssa_rebuild {
 	u64 mismatches;		/* sectors where copies differed, last check */
 };
 
+static inline struct ssa_mirror *ssa_mirror_of(struct ssa_ctx *sc)
+{
+	return sc->priv;
+}
+
 static inline struct ssa_child *ssa_child_of(struct bio *bio)
 {
 	return container_of(bio, struct ssa_child, bio);
@@ -100,10 +114,14 @@ static bool ssa_write_like(u8 op)
 	       op == SSA_OP_WRITE_ZEROES || op == SSA_OP_FLUSH;
 }
 
-u64 ssa_rebuild_cursor(struct ssa_ctx *sc)
+static u64 ssa_rebuild_cursor(struct ssa_ctx *sc)
 {
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+
+	if (!mi)
+		return sc->member_len;
 	/* pairs with the release in ssa_rebuild_work(): the copy is written */
-	return sc->rb ? smp_load_acquire(&sc->rb->cursor) : sc->member_len;
+	return smp_load_acquire(&mi->cursor);
 }
 
 static bool ssa_copy_writable(struct ssa_ctx *sc, unsigned int m)
@@ -137,7 +155,7 @@ static int ssa_choose(struct ssa_ctx *sc, u32 set, u64 ms, u64 me,
 
 	/* ties (and split's pieces too small to divide) go round robin */
 	if (policy != SSA_READ_NEAREST)
-		start = (unsigned int)atomic_inc_return(&sc->rr) % copies;
+		start = (unsigned int)atomic_inc_return(&ssa_mirror_of(sc)->rr) % copies;
 
 	for (i = 0; i < copies; i++) {
 		unsigned int m;
@@ -182,6 +200,7 @@ static void ssa_mirror_endio(struct bio *bio)
 	struct ssa_child *c = ssa_child_of(bio);
 	struct ssa_ctx *sc = c->sc;
 	struct ssa_io *io = c->io;
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
 	blk_status_t status = bio->bi_status;
 	unsigned long flags;
 
@@ -191,10 +210,10 @@ static void ssa_mirror_endio(struct bio *bio)
 		ssa_io_set_error(io, status);
 	} else if (unlikely(status) && c->cs.op == SSA_OP_READ) {
 		/* another copy may have it: retry from process context */
-		spin_lock_irqsave(&sc->retry_lock, flags);
-		bio_list_add(&sc->retry, bio);
-		spin_unlock_irqrestore(&sc->retry_lock, flags);
-		queue_work(sc->wq, &sc->retry_work);
+		spin_lock_irqsave(&mi->retry_lock, flags);
+		bio_list_add(&mi->retry, bio);
+		spin_unlock_irqrestore(&mi->retry_lock, flags);
+		queue_work(sc->wq, &mi->retry_work);
 		return;
 	} else if (unlikely(status)) {
 		atomic64_or(BIT_ULL(c->cs.member), &io->failed);
@@ -204,16 +223,18 @@ static void ssa_mirror_endio(struct bio *bio)
 }
 
 /* Retry failed read children, each on a copy it has not been sent to. */
-void ssa_mirror_retry_work(struct work_struct *work)
+static void ssa_mirror_retry_work(struct work_struct *work)
 {
-	struct ssa_ctx *sc = container_of(work, struct ssa_ctx, retry_work);
+	struct ssa_mirror *mi = container_of(work, struct ssa_mirror,
+					     retry_work);
+	struct ssa_ctx *sc = mi->sc;
 	struct bio_list list;
 	struct bio *bio;
 
-	spin_lock_irq(&sc->retry_lock);
-	list = sc->retry;
-	bio_list_init(&sc->retry);
-	spin_unlock_irq(&sc->retry_lock);
+	spin_lock_irq(&mi->retry_lock);
+	list = mi->retry;
+	bio_list_init(&mi->retry);
+	spin_unlock_irq(&mi->retry_lock);
 
 	while ((bio = bio_list_pop(&list))) {
 		struct ssa_child *c = ssa_child_of(bio);
@@ -246,7 +267,7 @@ void ssa_mirror_retry_work(struct work_struct *work)
 }
 
 /* How the fork walks a request: count its children, or issue them. */
-struct ssa_walk {
+struct ssa_fork_pass {
 	bool issue;
 	bool from_map;
 	u32 count;
@@ -307,7 +328,7 @@ static void ssa_mirror_child(struct ssa_ctx *sc, struct ssa_io *io,
 /* The children of one piece: [off, off + len) of @src, on @set at @ms. */
 static void ssa_mirror_piece(struct ssa_ctx *sc, struct ssa_io *io,
 			     struct bio *parent, struct bio *src, u64 off,
-			     u64 len, u32 set, u64 ms, u8 op, struct ssa_walk *w)
+			     u64 len, u32 set, u64 ms, u8 op, struct ssa_fork_pass *w)
 {
 	unsigned int k, n = 0, copies = sc->copies;
 	unsigned int live[SSA_MAX_MEMBERS];
@@ -395,7 +416,7 @@ static struct bio *ssa_mirror_source(struct ssa_ctx *sc, struct ssa_io *io,
 /* Walk the pieces of a read, write, discard or write-zeroes request. */
 static void ssa_mirror_walk(struct ssa_ctx *sc, struct ssa_io *io,
 			    struct bio *parent, u8 op, u64 start, u64 end,
-			    struct ssa_walk *w)
+			    struct ssa_fork_pass *w)
 {
 	const struct ssa_geom *g = &sc->geom;
 	bool data = op == SSA_OP_READ || op == SSA_OP_WRITE;
@@ -449,7 +470,7 @@ static void ssa_mirror_fork(struct ssa_ctx *sc, struct ssa_io *io,
 			    struct bio *parent, u8 op, u64 start, u64 end,
 			    bool from_map)
 {
-	struct ssa_walk w = { .issue = false, .from_map = from_map };
+	struct ssa_fork_pass w = { .issue = false, .from_map = from_map };
 	unsigned int m;
 
 	io->issued = 0;
@@ -500,63 +521,63 @@ static void ssa_rows_of(struct ssa_ctx *sc, u64 start, u64 end, u64 *lo,
 static bool ssa_rebuild_admit(struct ssa_ctx *sc, struct ssa_io *io,
 			      struct bio *bio, u64 start, u64 end)
 {
-	struct ssa_rebuild *rb = sc->rb;
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
 	unsigned long flags;
 	bool held = false;
 	u64 lo, hi;
 
-	io->rb_hi = 0;
+	io->walk_hi = 0;
 	/*
 	 * Counted first, then the flag read: a walk that sets the flag and
 	 * then reads the count sees this write one way or the other.
 	 */
-	atomic_inc(&rb->unregistered);
-	io->rb_counted = true;
+	atomic_inc(&mi->unregistered);
+	io->walk_counted = true;
 	smp_mb__after_atomic();	/* pairs with smp_mb() in ssa_walk_begin() */
-	if (!READ_ONCE(rb->active))
+	if (!READ_ONCE(mi->active))
 		return false;
 	ssa_rows_of(sc, start, end, &lo, &hi);
 
-	spin_lock_irqsave(&rb->lock, flags);
-	if (rb->active) {
-		io->rb_counted = false;
-		if (lo < rb->whi && rb->wlo < hi) {
-			bio_list_add(&rb->deferred, bio);
+	spin_lock_irqsave(&mi->lock, flags);
+	if (mi->active) {
+		io->walk_counted = false;
+		if (lo < mi->whi && mi->wlo < hi) {
+			bio_list_add(&mi->deferred, bio);
 			held = true;
 		} else {
-			io->rb_lo = lo;
-			io->rb_hi = hi;
-			list_add_tail(&io->rb_node, &rb->writes);
+			io->walk_lo = lo;
+			io->walk_hi = hi;
+			list_add_tail(&io->walk_node, &mi->writes);
 		}
 	}
-	spin_unlock_irqrestore(&rb->lock, flags);
+	spin_unlock_irqrestore(&mi->lock, flags);
 	/* registered or held: no longer one the walk must wait for */
-	if (!io->rb_counted && atomic_dec_and_test(&rb->unregistered))
-		wake_up(&rb->wait);
+	if (!io->walk_counted && atomic_dec_and_test(&mi->unregistered))
+		wake_up(&mi->wait);
 	return held;
 }
 
 /* A mirror request is about to be joined (any context). */
-void ssa_mirror_join(struct ssa_io *io)
+static void ssa_mirror_join(struct ssa_io *io)
 {
 	struct ssa_ctx *sc = io->sc;
-	struct ssa_rebuild *rb = sc->rb;
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
 	unsigned long flags;
 	u64 failed, set_mask;
 	unsigned int s;
 
-	if (io->rb_hi) {
-		spin_lock_irqsave(&rb->lock, flags);
-		list_del(&io->rb_node);
-		spin_unlock_irqrestore(&rb->lock, flags);
-		io->rb_hi = 0;
-		wake_up(&rb->wait);
+	if (io->walk_hi) {
+		spin_lock_irqsave(&mi->lock, flags);
+		list_del(&io->walk_node);
+		spin_unlock_irqrestore(&mi->lock, flags);
+		io->walk_hi = 0;
+		wake_up(&mi->wait);
 	}
-	if (io->rb_counted) {
-		io->rb_counted = false;
-		if (atomic_dec_and_test(&rb->unregistered) &&
-		    READ_ONCE(rb->active))
-			wake_up(&rb->wait);
+	if (io->walk_counted) {
+		io->walk_counted = false;
+		if (atomic_dec_and_test(&mi->unregistered) &&
+		    READ_ONCE(mi->active))
+			wake_up(&mi->wait);
 	}
 
 	failed = atomic64_read(&io->failed);
@@ -573,16 +594,16 @@ void ssa_mirror_join(struct ssa_io *io)
 	}
 }
 
-int ssa_mirror_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
-		   u8 op, u64 start, u64 end)
+static int ssa_mirror_map(struct ssa_ctx *sc, struct ssa_io *io,
+			  struct bio *bio, u8 op, u64 start, u64 end)
 {
 	/* Cut the request here if a gathered child would need too many bvecs. */
 	if ((op == SSA_OP_READ || op == SSA_OP_WRITE) && sc->coalesce &&
 	    ssa_chunks(sc, start, end) > sc->geom.members)
 		end = ssa_count_segs(sc, io, bio, start, end);
 
-	io->rb_hi = 0;
-	io->rb_counted = false;
+	io->walk_hi = 0;
+	io->walk_counted = false;
 	if (op != SSA_OP_READ && op != SSA_OP_FLUSH &&
 	    ssa_rebuild_admit(sc, io, bio, start, end))
 		return DM_MAPIO_SUBMITTED;
@@ -611,7 +632,7 @@ static void ssa_rebuild_release(struct ssa_ctx *sc, struct bio_list *held)
  * Fail member @m by hand (message "fail").  The last copy of a set that can
  * still be read is refused: failing it would only turn reads into errors.
  */
-int ssa_mirror_fail(struct ssa_ctx *sc, unsigned int m)
+static int ssa_mirror_fail(struct ssa_ctx *sc, unsigned int m)
 {
 	struct ssa_member *mb = &sc->members[m];
 	u32 set = m / sc->copies;
@@ -693,6 +714,7 @@ static int ssa_walk_io(struct ssa_ctx *sc, unsigned int m, enum req_op op,
 static void ssa_rebuild_copy(struct ssa_ctx *sc, unsigned int m, u64 lo,
 			     unsigned int len)
 {
+	struct page **pages = ssa_mirror_of(sc)->pages;
 	u32 set = m / sc->copies;
 	unsigned int k, src;
 
@@ -702,8 +724,8 @@ static void ssa_rebuild_copy(struct ssa_ctx *sc, unsigned int m, u64 lo,
 				 (BIT(SSA_MEMBER_FAILED) | BIT(SSA_MEMBER_REBUILD))))
 			continue;
 		/* a source that fails is marked failed: try the next one */
-		if (!ssa_walk_io(sc, src, REQ_OP_READ, lo, len, sc->rb->pages)) {
-			ssa_walk_io(sc, m, REQ_OP_WRITE, lo, len, sc->rb->pages);
+		if (!ssa_walk_io(sc, src, REQ_OP_READ, lo, len, pages)) {
+			ssa_walk_io(sc, m, REQ_OP_WRITE, lo, len, pages);
 			return;
 		}
 	}
@@ -727,31 +749,31 @@ static u64 ssa_rebuild_todo(struct ssa_ctx *sc)
 	return todo;
 }
 
-static bool ssa_rebuild_window_clear(struct ssa_rebuild *rb)
+static bool ssa_rebuild_window_clear(struct ssa_mirror *mi)
 {
 	struct ssa_io *io;
 	bool clear = true;
 
-	spin_lock_irq(&rb->lock);
-	list_for_each_entry(io, &rb->writes, rb_node) {
-		if (io->rb_lo < rb->whi && rb->wlo < io->rb_hi) {
+	spin_lock_irq(&mi->lock);
+	list_for_each_entry(io, &mi->writes, walk_node) {
+		if (io->walk_lo < mi->whi && mi->wlo < io->walk_hi) {
 			clear = false;
 			break;
 		}
 	}
-	spin_unlock_irq(&rb->lock);
+	spin_unlock_irq(&mi->lock);
 	return clear;
 }
 
 /* Start writes registering, and wait for those mapped before (may sleep). */
-static void ssa_walk_begin(struct ssa_rebuild *rb)
+static void ssa_walk_begin(struct ssa_mirror *mi)
 {
-	spin_lock_irq(&rb->lock);
-	rb->active = true;
-	spin_unlock_irq(&rb->lock);
+	spin_lock_irq(&mi->lock);
+	mi->active = true;
+	spin_unlock_irq(&mi->lock);
 	/* pairs with the barrier in ssa_rebuild_admit() */
 	smp_mb();
-	wait_event(rb->wait, !atomic_read(&rb->unregistered));
+	wait_event(mi->wait, !atomic_read(&mi->unregistered));
 }
 
 static void ssa_window_clear(struct ssa_ctx *sc);
@@ -759,52 +781,52 @@ static void ssa_window_clear(struct ssa_ctx *sc);
 /* Writes stop registering; those held back go on (may sleep). */
 static void ssa_walk_end(struct ssa_ctx *sc)
 {
-	struct ssa_rebuild *rb = sc->rb;
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
 
-	spin_lock_irq(&rb->lock);
-	rb->active = false;
-	spin_unlock_irq(&rb->lock);
+	spin_lock_irq(&mi->lock);
+	mi->active = false;
+	spin_unlock_irq(&mi->lock);
 	ssa_window_clear(sc);
 }
 
 /* Hold writes to rows [lo, hi) and wait for those in flight there. */
-static void ssa_window_set(struct ssa_rebuild *rb, u64 lo, u64 hi)
+static void ssa_window_set(struct ssa_mirror *mi, u64 lo, u64 hi)
 {
-	spin_lock_irq(&rb->lock);
-	rb->wlo = lo;
-	rb->whi = hi;
-	spin_unlock_irq(&rb->lock);
-	wait_event(rb->wait, ssa_rebuild_window_clear(rb));
+	spin_lock_irq(&mi->lock);
+	mi->wlo = lo;
+	mi->whi = hi;
+	spin_unlock_irq(&mi->lock);
+	wait_event(mi->wait, ssa_rebuild_window_clear(mi));
 }
 
 /* Release the writes the window held. */
 static void ssa_window_clear(struct ssa_ctx *sc)
 {
-	struct ssa_rebuild *rb = sc->rb;
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
 	struct bio_list held;
 
-	spin_lock_irq(&rb->lock);
-	rb->wlo = 0;
-	rb->whi = 0;
-	held = rb->deferred;
-	bio_list_init(&rb->deferred);
-	spin_unlock_irq(&rb->lock);
+	spin_lock_irq(&mi->lock);
+	mi->wlo = 0;
+	mi->whi = 0;
+	held = mi->deferred;
+	bio_list_init(&mi->deferred);
+	spin_unlock_irq(&mi->lock);
 	ssa_rebuild_release(sc, &held);
 }
 
 /* Keep to rebuild_rate (KiB/s; 0: no limit). */
 static void ssa_rebuild_throttle(struct ssa_ctx *sc)
 {
-	struct ssa_rebuild *rb = sc->rb;
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
 	unsigned int rate = READ_ONCE(sc->opt[SSA_OPT_REBUILD_RATE]);
 	unsigned long due;
 
 	if (!rate)
 		return;
 	/* sectors / 2 = KiB; KiB * 1000 / rate = ms */
-	due = rb->started + msecs_to_jiffies(div_u64(rb->copied * 500, rate));
+	due = mi->started + msecs_to_jiffies(div_u64(mi->copied * 500, rate));
 	if (time_before(jiffies, due))
-		wait_event_timeout(rb->wait, READ_ONCE(rb->stop),
+		wait_event_timeout(mi->wait, READ_ONCE(mi->stop),
 				   due - jiffies);
 }
 
@@ -830,29 +852,29 @@ static void ssa_rebuild_finish(struct ssa_ctx *sc)
 
 static void ssa_rebuild_work(struct work_struct *work)
 {
-	struct ssa_rebuild *rb = container_of(work, struct ssa_rebuild, work);
-	struct ssa_ctx *sc = rb->sc;
+	struct ssa_mirror *mi = container_of(work, struct ssa_mirror, work);
+	struct ssa_ctx *sc = mi->sc;
 	u64 todo, lo, hi;
 	unsigned int m;
 
-	while (!READ_ONCE(rb->stop)) {
+	while (!READ_ONCE(mi->stop)) {
 		todo = ssa_rebuild_todo(sc);
-		lo = rb->cursor;
+		lo = mi->cursor;
 		if (!todo || lo >= sc->member_len) {
 			ssa_rebuild_finish(sc);
 			return;
 		}
 		hi = min_t(u64, lo + SSA_RB_WINDOW, sc->member_len);
 
-		ssa_window_set(rb, lo, hi);
+		ssa_window_set(mi, lo, hi);
 		for (m = 0; m < sc->nr_members; m++)
 			if (todo & BIT_ULL(m))
 				ssa_rebuild_copy(sc, m, lo, hi - lo);
 		/* readers that see the new cursor see the copy completed */
-		smp_store_release(&rb->cursor, hi);
+		smp_store_release(&mi->cursor, hi);
 		ssa_window_clear(sc);
 
-		rb->copied += hi - lo;
+		mi->copied += hi - lo;
 		ssa_rebuild_throttle(sc);
 		cond_resched();
 	}
@@ -940,11 +962,11 @@ static void ssa_check_set(struct ssa_ctx *sc, u32 set, u64 lo,
 
 static void ssa_check_work(struct work_struct *work)
 {
-	struct ssa_rebuild *rb = container_of(work, struct ssa_rebuild,
+	struct ssa_mirror *mi = container_of(work, struct ssa_mirror,
 					      check_work);
-	struct ssa_ctx *sc = rb->sc;
+	struct ssa_ctx *sc = mi->sc;
 	const char *name = dm_device_name(dm_table_get_md(sc->ti->table));
-	bool repair = rb->walk == SSA_MWALK_REPAIR;
+	bool repair = mi->walk == SSA_MWALK_REPAIR;
 	DECLARE_BITMAP(diff, SSA_RB_WINDOW);
 	struct page **ref, **cmp;
 	u64 lo, hi;
@@ -956,185 +978,274 @@ static void ssa_check_work(struct work_struct *work)
 	if (!ref || !cmp)
 		r = -ENOMEM;
 	if (!r)
-		ssa_walk_begin(rb);
-	for (lo = 0; !r && lo < sc->member_len && !READ_ONCE(rb->stop);
+		ssa_walk_begin(mi);
+	for (lo = 0; !r && lo < sc->member_len && !READ_ONCE(mi->stop);
 	     lo = hi) {
 		hi = min_t(u64, lo + SSA_RB_WINDOW, sc->member_len);
-		ssa_window_set(rb, lo, hi);
+		ssa_window_set(mi, lo, hi);
 		for (set = 0; set < sc->geom.members; set++) {
 			bitmap_zero(diff, SSA_RB_WINDOW);
 			ssa_check_set(sc, set, lo, hi - lo, ref, cmp, diff,
 				      repair);
-			WRITE_ONCE(rb->mismatches, rb->mismatches +
+			WRITE_ONCE(mi->mismatches, mi->mismatches +
 				   bitmap_weight(diff, hi - lo));
 		}
 		ssa_window_clear(sc);
-		WRITE_ONCE(rb->walk_pos, hi);
+		WRITE_ONCE(mi->walk_pos, hi);
 		cond_resched();
 	}
 	if (!r)
 		ssa_walk_end(sc);
 	DMINFO("%s: %s %s: %llu of %llu sectors per member, %llu mismatched%s",
-	       name, ssa_mwalk_names[rb->walk],
-	       r ? "failed" : READ_ONCE(rb->stop) ? "stopped" : "done",
-	       READ_ONCE(rb->walk_pos), sc->member_len,
-	       READ_ONCE(rb->mismatches),
-	       repair && rb->mismatches ? " (rewritten)" : "");
+	       name, ssa_mwalk_names[mi->walk],
+	       r ? "failed" : READ_ONCE(mi->stop) ? "stopped" : "done",
+	       READ_ONCE(mi->walk_pos), sc->member_len,
+	       READ_ONCE(mi->mismatches),
+	       repair && mi->mismatches ? " (rewritten)" : "");
 	ssa_pages_free(ref);
 	ssa_pages_free(cmp);
-	clear_bit(0, &rb->running);
+	clear_bit(0, &mi->running);
 	schedule_work(&sc->event_work);
 }
 
 /* Message "check" or "repair": walk every set's copies. */
-int ssa_mirror_scrub(struct ssa_ctx *sc, bool repair)
+static int ssa_mirror_scrub(struct ssa_ctx *sc, bool repair)
 {
-	struct ssa_rebuild *rb = sc->rb;
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
 	const char *what = repair ? "repair" : "check";
 
-	if (READ_ONCE(rb->active) && !test_bit(0, &rb->running)) {
+	if (READ_ONCE(mi->active) && !test_bit(0, &mi->running)) {
 		DMWARN("%s: a rebuild is running", what);
 		return -EBUSY;
 	}
-	if (test_and_set_bit(0, &rb->running)) {
+	if (test_and_set_bit(0, &mi->running)) {
 		DMWARN("%s: the %s is still running", what,
-		       ssa_mwalk_names[READ_ONCE(rb->walk)]);
+		       ssa_mwalk_names[READ_ONCE(mi->walk)]);
 		return -EBUSY;
 	}
 	/* the last walk's work item may still be finishing */
-	flush_work(&rb->check_work);
-	WRITE_ONCE(rb->walk, repair ? SSA_MWALK_REPAIR : SSA_MWALK_CHECK);
-	WRITE_ONCE(rb->stop, false);
-	WRITE_ONCE(rb->walk_pos, 0);
-	WRITE_ONCE(rb->mismatches, 0);
-	queue_work(system_long_wq, &rb->check_work);
+	flush_work(&mi->check_work);
+	WRITE_ONCE(mi->walk, repair ? SSA_MWALK_REPAIR : SSA_MWALK_CHECK);
+	WRITE_ONCE(mi->stop, false);
+	WRITE_ONCE(mi->walk_pos, 0);
+	WRITE_ONCE(mi->mismatches, 0);
+	queue_work(system_long_wq, &mi->check_work);
 	return 0;
 }
 
 /* Message "idle": stop a check or repair (a rebuild goes on). */
-int ssa_mirror_idle(struct ssa_ctx *sc)
+static int ssa_mirror_idle(struct ssa_ctx *sc)
 {
-	struct ssa_rebuild *rb = sc->rb;
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
 
-	if (!test_bit(0, &rb->running)) {
-		if (!READ_ONCE(rb->active))
+	if (!test_bit(0, &mi->running)) {
+		if (!READ_ONCE(mi->active))
 			return 0;
 		DMWARN("idle: the rebuild cannot be stopped (suspend pauses it)");
 		return -EBUSY;
 	}
-	WRITE_ONCE(rb->stop, true);
-	wake_up(&rb->wait);
-	flush_work(&rb->check_work);
+	WRITE_ONCE(mi->stop, true);
+	wake_up(&mi->wait);
+	flush_work(&mi->check_work);
 	return 0;
 }
 
 /* Status: the running or last walk, its progress and its mismatches. */
-void ssa_mirror_status(struct ssa_ctx *sc, const char **action, u64 *pos,
-		       u64 *mismatches)
+static void ssa_mirror_walk_status(struct ssa_ctx *sc, const char **action,
+				   u64 *pos, u64 *mismatches)
 {
-	struct ssa_rebuild *rb = sc->rb;
-	enum ssa_mwalk walk = READ_ONCE(rb->walk);
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+	enum ssa_mwalk walk = READ_ONCE(mi->walk);
 
-	*mismatches = READ_ONCE(rb->mismatches);
+	*mismatches = READ_ONCE(mi->mismatches);
 	if (walk == SSA_MWALK_CHECK || walk == SSA_MWALK_REPAIR) {
-		*pos = READ_ONCE(rb->walk_pos);
-		*action = test_bit(0, &rb->running) ? ssa_mwalk_names[walk] :
+		*pos = READ_ONCE(mi->walk_pos);
+		*action = test_bit(0, &mi->running) ? ssa_mwalk_names[walk] :
 			  "idle";
 		return;
 	}
 	*pos = min_t(u64, ssa_rebuild_cursor(sc), sc->member_len);
-	*action = READ_ONCE(rb->active) ? ssa_mwalk_names[walk] : "idle";
+	*action = READ_ONCE(mi->active) ? ssa_mwalk_names[walk] : "idle";
+}
+
+/*
+ * INFO: <copies> <read_policy> <action> <done>/<member_sectors> <mismatches>
+ * IMA:  ,copies=,read_policy=
+ */
+static unsigned int ssa_mirror_status(struct ssa_ctx *sc, status_type_t type,
+				      char *result, unsigned int maxlen,
+				      unsigned int sz)
+{
+	const char *policy = ssa_opt_word(SSA_OPT_READ_POLICY,
+					  READ_ONCE(sc->read_policy));
+	const char *action;
+	u64 pos, bad;
+
+	if (type == STATUSTYPE_IMA) {
+		DMEMIT(",copies=%u,read_policy=%s", sc->copies, policy);
+		return sz;
+	}
+	ssa_mirror_walk_status(sc, &action, &pos, &bad);
+	DMEMIT(" %u %s %s %llu/%llu %llu", sc->copies, policy, action, pos,
+	       (unsigned long long)sc->member_len, bad);
+	return sz;
+}
+
+/*
+ * Table options: copies divides the members, and every set keeps a copy
+ * that is not being rebuilt.
+ */
+static int ssa_mirror_check_opts(struct ssa_ctx *sc)
+{
+	struct dm_target *ti = sc->ti;
+	unsigned int n = sc->nr_members, copies, m, k, set;
+
+	copies = sc->opt[SSA_OPT_COPIES];
+	if (copies > n || n % copies) {
+		DMERR("%u members cannot form sets of %u copies", n, copies);
+		ti->error = "Number of members is not a multiple of copies";
+		return -EINVAL;
+	}
+	sc->copies = copies;
+	if (sc->rebuild_mask >> n) {
+		ti->error = "rebuild names a member the table does not have";
+		return -EINVAL;
+	}
+	for (set = 0; set < n / copies; set++) {
+		for (k = 0; k < copies; k++) {
+			m = ssa_mirror_member(set, copies, k);
+			if (!(sc->rebuild_mask & BIT_ULL(m)))
+				break;
+		}
+		if (k == copies) {
+			DMERR("every copy of set %u is named by rebuild", set);
+			ti->error = "rebuild would leave a mirror set without a source copy";
+			return -EINVAL;
+		}
+	}
+	for (m = 0; m < n; m++)
+		if (sc->rebuild_mask & BIT_ULL(m))
+			set_bit(SSA_MEMBER_REBUILD, &sc->members[m].flags);
+	return 0;
+}
+
+/*
+ * On suspend and removal: stop a rebuild after the window being copied
+ * (the resume goes on from there), and a check or repair (for good); the
+ * writes they held go on.
+ */
+static void ssa_mirror_stop(struct ssa_ctx *sc)
+{
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+
+	if (!mi)
+		return;
+	WRITE_ONCE(mi->stop, true);
+	wake_up(&mi->wait);
+	flush_work(&mi->work);
+	flush_work(&mi->check_work);
+}
+
+/* On resume: go on copying from the cursor. */
+static void ssa_mirror_start(struct ssa_ctx *sc)
+{
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+
+	if (!mi || !mi->wq || !READ_ONCE(mi->active))
+		return;
+	WRITE_ONCE(mi->stop, false);
+	mi->started = jiffies;
+	mi->copied = 0;
+	queue_work(mi->wq, &mi->work);
+}
+
+/* The rebuild rate changed: measure it from now. */
+static void ssa_mirror_opt_changed(struct ssa_ctx *sc, int opt)
+{
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+
+	if (opt != SSA_OPT_REBUILD_RATE)
+		return;
+	mi->started = jiffies;
+	mi->copied = 0;
+	wake_up(&mi->wait);
+}
+
+static void ssa_mirror_free(struct ssa_ctx *sc)
+{
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+
+	if (!mi)
+		return;
+	ssa_mirror_stop(sc);
+	flush_work(&mi->retry_work);
+	if (mi->wq)
+		destroy_workqueue(mi->wq);
+	ssa_pages_free(mi->pages);
+	kfree(mi);
+	sc->priv = NULL;
 }
 
 /*
  * Every mirror volume has its walk state; the rebuild's window buffer and
  * workqueue only when the table names a member to rebuild.
  */
-int ssa_rebuild_alloc(struct ssa_ctx *sc)
+static int ssa_mirror_alloc(struct ssa_ctx *sc)
 {
-	struct ssa_rebuild *rb;
+	struct ssa_mirror *mi;
 
-	rb = kzalloc(sizeof(*rb), GFP_KERNEL);
-	if (!rb)
-		return -ENOMEM;
-	sc->rb = rb;
-	rb->sc = sc;
-	spin_lock_init(&rb->lock);
-	INIT_LIST_HEAD(&rb->writes);
-	bio_list_init(&rb->deferred);
-	atomic_set(&rb->unregistered, 0);
-	init_waitqueue_head(&rb->wait);
-	INIT_WORK(&rb->work, ssa_rebuild_work);
-	INIT_WORK(&rb->check_work, ssa_check_work);
-	rb->stop = true;
-	rb->walk_pos = sc->member_len;
+	mi = kzalloc(sizeof(*mi), GFP_KERNEL);
+	if (!mi)
+		goto nomem;
+	sc->priv = mi;
+	mi->sc = sc;
+	atomic_set(&mi->rr, 0);
+	spin_lock_init(&mi->retry_lock);
+	bio_list_init(&mi->retry);
+	INIT_WORK(&mi->retry_work, ssa_mirror_retry_work);
+	spin_lock_init(&mi->lock);
+	INIT_LIST_HEAD(&mi->writes);
+	bio_list_init(&mi->deferred);
+	atomic_set(&mi->unregistered, 0);
+	init_waitqueue_head(&mi->wait);
+	INIT_WORK(&mi->work, ssa_rebuild_work);
+	INIT_WORK(&mi->check_work, ssa_check_work);
+	mi->stop = true;
+	mi->walk_pos = sc->member_len;
 	if (!sc->rebuild_mask) {
-		rb->cursor = sc->member_len;
+		mi->cursor = sc->member_len;
 		return 0;
 	}
 
-	rb->walk = SSA_MWALK_REBUILD;
-	rb->active = true;
-	rb->nr_pages = SSA_WINDOW_PAGES;
-	rb->pages = ssa_pages_alloc();
-	if (!rb->pages)
-		return -ENOMEM;
-	rb->wq = alloc_workqueue("kssarebuild", WQ_MEM_RECLAIM, 1);
-	return rb->wq ? 0 : -ENOMEM;
+	mi->walk = SSA_MWALK_REBUILD;
+	mi->active = true;
+	mi->nr_pages = SSA_WINDOW_PAGES;
+	mi->pages = ssa_pages_alloc();
+	if (!mi->pages)
+		goto nomem;
+	mi->wq = alloc_workqueue("kssarebuild", WQ_MEM_RECLAIM, 1);
+	if (mi->wq)
+		return 0;
+nomem:
+	sc->ti->error = "Cannot allocate mirror rebuild and check state";
+	return -ENOMEM;
 }
 
-void ssa_rebuild_free(struct ssa_ctx *sc)
-{
-	struct ssa_rebuild *rb = sc->rb;
-
-	if (!rb)
-		return;
-	ssa_rebuild_stop(sc);
-	if (rb->wq)
-		destroy_workqueue(rb->wq);
-	ssa_pages_free(rb->pages);
-	kfree(rb);
-	sc->rb = NULL;
-}
-
-/* On resume: go on copying from the cursor. */
-void ssa_rebuild_start(struct ssa_ctx *sc)
-{
-	struct ssa_rebuild *rb = sc->rb;
-
-	if (!rb || !rb->wq || !READ_ONCE(rb->active))
-		return;
-	WRITE_ONCE(rb->stop, false);
-	rb->started = jiffies;
-	rb->copied = 0;
-	queue_work(rb->wq, &rb->work);
-}
-
-/*
- * On suspend: stop a rebuild after the window being copied (the resume
- * goes on from there), and a check or repair (for good); the writes they
- * held go on.
- */
-void ssa_rebuild_stop(struct ssa_ctx *sc)
-{
-	struct ssa_rebuild *rb = sc->rb;
-
-	if (!rb)
-		return;
-	WRITE_ONCE(rb->stop, true);
-	wake_up(&rb->wait);
-	flush_work(&rb->work);
-	flush_work(&rb->check_work);
-}
-
-/* The rate changed: measure it from now. */
-void ssa_rebuild_rate_changed(struct ssa_ctx *sc)
-{
-	struct ssa_rebuild *rb = sc->rb;
-
-	if (!rb)
-		return;
-	rb->started = jiffies;
-	rb->copied = 0;
-	wake_up(&rb->wait);
-}
+const struct ssa_layout_ops ssa_mirror_ops = {
+	.opts = SSA_COMMON_OPTS | BIT(SSA_OPT_COALESCE) | BIT(SSA_OPT_COPIES) |
+		BIT(SSA_OPT_READ_POLICY) | BIT(SSA_OPT_REBUILD_RATE) |
+		BIT(SSA_OPT_REBUILD),
+	.discards = true,
+	.check_opts = ssa_mirror_check_opts,
+	.alloc = ssa_mirror_alloc,
+	.free = ssa_mirror_free,
+	.map = ssa_mirror_map,
+	.join = ssa_mirror_join,
+	.fail = ssa_mirror_fail,
+	.scrub = ssa_mirror_scrub,
+	.idle = ssa_mirror_idle,
+	.opt_changed = ssa_mirror_opt_changed,
+	.status = ssa_mirror_status,
+	.stop = ssa_mirror_stop,
+	.start = ssa_mirror_start,
+};

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dm-ssastripe: writes of the parity layouts (raid5 and pstripe).
+ * dm-ssastripe: the parity layouts (raid5 and pstripe): their writes, the
+ * reads of a degraded volume, the walks (initial sync, check, repair,
+ * rebuild) and their personalities (ssa_raid5_ops, ssa_pstripe_ops).
  *
- * Reads need nothing special: they are forked like stripe reads, a child per
- * chunk piece, over the layout's map.  A write is served the way seed 002
+ * Reads of a volume in sync need nothing special: they are forked like
+ * stripe reads (ssa_map_data()), a child per chunk piece or, on pstripe,
+ * per run of pieces on one member.  A write is served the way seed 002
  * models it.  It becomes one operation (struct ssa_pop) over the parity
  * groups it touches, each group a few tasks, each task one unit of service
  * on one member:
@@ -230,6 +233,12 @@ struct ssa_parity {
 	u64 scrub_pos;		/* groups done */
 	u64 mismatches;		/* groups whose parity did not match */
 };
+
+/* The parity layouts' private state (sc->priv). */
+static inline struct ssa_parity *ssa_par(struct ssa_ctx *sc)
+{
+	return sc->priv;
+}
 
 static inline struct ssa_child *to_child(struct bio *bio)
 {
@@ -556,7 +565,7 @@ static bool ssa_plan_fits(struct ssa_ctx *sc, struct ssa_pop *op)
 					 &tasks);
 	pg->cost_extra = tasks - pg->nr_data;
 	return pages + pg->cost_pages <= SSA_OP_PAGES &&
-	       op->nr_tasks + extra + pg->cost_extra <= sc->par->max_tasks;
+	       op->nr_tasks + extra + pg->cost_extra <= ssa_par(sc)->max_tasks;
 }
 
 /*
@@ -603,7 +612,7 @@ static u64 ssa_plan(struct ssa_ctx *sc, struct ssa_pop *op, u64 start,
 
 		if (ls > start &&
 		    (op->nr_locks == SSA_OP_LOCKS ||
-		     op->nr_tasks == sc->par->max_tasks ||
+		     op->nr_tasks == ssa_par(sc)->max_tasks ||
 		     (how == NEW && op->nr_groups == SSA_OP_GROUPS)))
 			break;
 
@@ -687,7 +696,7 @@ static bool ssa_lock_or_wait(struct ssa_parity *par, struct ssa_pop *op)
 
 static void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 	unsigned long flags;
 	unsigned int i;
 	bool kick;
@@ -836,7 +845,7 @@ static unsigned int ssa_nr_failed(struct ssa_ctx *sc, int *first)
 
 static bool ssa_rb_active(struct ssa_ctx *sc)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 
 	return READ_ONCE(par->rb_active) &&
 	       !test_bit(SSA_MEMBER_FAILED, &sc->members[par->rb_member].flags);
@@ -848,7 +857,7 @@ static unsigned int ssa_nr_lost(struct ssa_ctx *sc)
 	return ssa_nr_failed(sc, NULL) + (ssa_rb_active(sc) ? 1 : 0);
 }
 
-bool ssa_parity_degraded(struct ssa_ctx *sc)
+static bool ssa_parity_degraded(struct ssa_ctx *sc)
 {
 	return ssa_nr_lost(sc) != 0;
 }
@@ -891,7 +900,7 @@ static void ssa_lose(struct ssa_pop *op, struct ssa_pgroup *pg,
 
 static void ssa_queue_recovery(struct ssa_pgroup *pg)
 {
-	struct ssa_parity *par = pg->lost->op->sc->par;
+	struct ssa_parity *par = ssa_par(pg->lost->op->sc);
 	unsigned long flags;
 
 	spin_lock_irqsave(&par->lock, flags);
@@ -952,7 +961,7 @@ static void ssa_read_done(struct ssa_pop *op, struct ssa_pgroup *pg)
  * before_service: an rmw data task's first bio is being dispatched (from
  * ssa_dispatch()); the last one of its group queues the parity task.
  */
-void ssa_parity_started(struct bio *bio)
+static void ssa_parity_started(struct bio *bio)
 {
 	struct ssa_ptask *t = to_child(bio)->pt;
 
@@ -1002,7 +1011,7 @@ static void ssa_ptask_endio(struct bio *bio)
 	struct ssa_ptask *t = c->pt;
 	struct ssa_pop *op = t->op;
 	struct ssa_ctx *sc = op->sc;
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 	blk_status_t status = bio->bi_status;
 	bool last = t->phase + 1 == ssa_task_bios[t->kind];
 	bool wrote = ssa_task_writes(t);
@@ -1041,7 +1050,7 @@ static void ssa_op_start(struct ssa_pop *op, bool from_map)
 	struct ssa_ctx *sc = op->sc;
 	unsigned int g, i, lost = 0;
 
-	ssa_get_pages(sc->par, op);
+	ssa_get_pages(ssa_par(sc), op);
 	for (g = 0; g < op->nr_groups; g++) {
 		struct ssa_pgroup *pg = &op->groups[g];
 		unsigned int gl = pg->lost ? 1 : 0;
@@ -1089,7 +1098,7 @@ static void ssa_rb_refuse(struct ssa_pop *op)
 
 	DMERR_LIMIT("%s: rebuild of member %d cut short by a failure: a write fails",
 		    dm_device_name(dm_table_get_md(sc->ti->table)),
-		    sc->par->rb_member);
+		    ssa_par(sc)->rb_member);
 	ssa_io_set_error(op->io, BLK_STS_IOERR);
 }
 
@@ -1100,7 +1109,7 @@ static void ssa_rb_refuse(struct ssa_pop *op)
  */
 static void ssa_op_go(struct ssa_pop *op, bool from_map)
 {
-	struct ssa_parity *par = op->sc->par;
+	struct ssa_parity *par = ssa_par(op->sc);
 	unsigned long flags;
 	unsigned int i;
 
@@ -1128,7 +1137,7 @@ static void ssa_op_go(struct ssa_pop *op, bool from_map)
 /* Operations that waited for a lock, retried in arrival order. */
 static void ssa_retry_waiting(struct ssa_ctx *sc)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 	struct ssa_pop *op, *tmp;
 	LIST_HEAD(list);
 	LIST_HEAD(go);
@@ -1183,10 +1192,10 @@ static void ssa_start_work(struct work_struct *work)
 
 /* ---- entry points --------------------------------------------------- */
 
-int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
-		     u64 start, u64 end)
+static int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io,
+			    struct bio *bio, u64 start, u64 end)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 	struct ssa_pop *op;
 	unsigned int i, children = 0;
 	bool locked;
@@ -1243,15 +1252,18 @@ int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 }
 
 /* The last reference to a write went: unlock, free (any context). */
-void ssa_parity_join(struct ssa_io *io)
+static void ssa_parity_join(struct ssa_io *io)
 {
 	struct ssa_pop *op = io->pop;
 	struct ssa_ctx *sc = io->sc;
 
+	if (!op)		/* a read or a flush */
+		return;
+
 	if (op->locked)
 		ssa_unlock(sc, op);
-	ssa_put_pages(sc->par, op);
-	mempool_free(op, sc->par->op_pool);
+	ssa_put_pages(ssa_par(sc), op);
+	mempool_free(op, ssa_par(sc)->op_pool);
 	io->pop = NULL;
 }
 
@@ -1284,7 +1296,7 @@ static void ssa_wait_lock(struct ssa_parity *par, struct ssa_plock *lk,
 
 static void ssa_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 	bool kick;
 
 	spin_lock_irq(&par->lock);
@@ -1341,7 +1353,7 @@ static int ssa_scrub_error(struct ssa_ctx *sc, unsigned int m,
 {
 	DMERR("%s: %s: member %u: %s error %d",
 	      dm_device_name(dm_table_get_md(sc->ti->table)),
-	      ssa_walk_name(sc->par), m, what, r);
+	      ssa_walk_name(ssa_par(sc)), m, what, r);
 	ssa_member_error(sc, m, errno_to_blk_status(r), NULL);
 	return r;
 }
@@ -1376,7 +1388,7 @@ static int ssa_scrub_slice(struct ssa_ctx *sc, const struct ssa_group *grp,
 		*bad = memcmp(page_address(acc[i >> PAGE_SHIFT]),
 			      page_address(bufs[grp->pmember][i >> PAGE_SHIFT]),
 			      min_t(u32, PAGE_SIZE, bytes - i)) != 0;
-	if (*bad && ssa_walk_rewrites(sc->par)) {
+	if (*bad && ssa_walk_rewrites(ssa_par(sc))) {
 		r = ssa_scrub_io(sc, grp->pmember,
 				 grp->pchunk * sc->geom.chunk + off, acc, len,
 				 REQ_OP_WRITE | REQ_SYNC);
@@ -1390,7 +1402,7 @@ static void ssa_unsynced_warn(struct ssa_ctx *sc, int m)
 {
 	DMERR("%s: member %d lost before the initial sync: groups %llu-%llu not rebuildable",
 	      dm_device_name(dm_table_get_md(sc->ti->table)), m,
-	      READ_ONCE(sc->par->sync_pos), sc->geom.rows - 1);
+	      READ_ONCE(ssa_par(sc)->sync_pos), sc->geom.rows - 1);
 }
 
 static int ssa_rebuild_walk(struct ssa_ctx *sc);
@@ -1509,9 +1521,9 @@ static bool ssa_walk_start(struct ssa_parity *par, enum ssa_walk walk, u64 from)
 }
 
 /* Message "check" or "repair": start a walk over every group. */
-int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
+static int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 
 	if (ssa_parity_degraded(sc)) {
 		DMWARN("%s: a member has failed or is being rebuilt: nothing to check against",
@@ -1533,9 +1545,9 @@ int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
 }
 
 /* Suspend and destruction (and "idle"): stop a walk and wait for it. */
-void ssa_parity_scrub_stop(struct ssa_ctx *sc)
+static void ssa_parity_scrub_stop(struct ssa_ctx *sc)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 
 	if (!par)
 		return;
@@ -1544,9 +1556,9 @@ void ssa_parity_scrub_stop(struct ssa_ctx *sc)
 }
 
 /* Message "idle": stop a check or repair; the initial sync goes on. */
-int ssa_parity_idle(struct ssa_ctx *sc)
+static int ssa_parity_idle(struct ssa_ctx *sc)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 
 	if (test_bit(0, &par->scrub_running) &&
 	    (par->walk == SSA_WALK_RESYNC || par->walk == SSA_WALK_REBUILD)) {
@@ -1563,9 +1575,9 @@ int ssa_parity_idle(struct ssa_ctx *sc)
  * unless the table said initial_sync off or it is done.  Either needs
  * every other member.
  */
-void ssa_parity_resume(struct ssa_ctx *sc)
+static void ssa_parity_resume(struct ssa_ctx *sc)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 	int f;
 
 	if (!par)
@@ -1601,7 +1613,7 @@ static bool ssa_span_synced(struct ssa_ctx *sc, const struct ssa_group *grp,
 
 	if (sc->layout->id == SSA_LAYOUT_PSTRIPE)
 		last += (u64)(nchunks - 1) * sc->nr_members;
-	return last < READ_ONCE(sc->par->sync_pos);
+	return last < READ_ONCE(ssa_par(sc)->sync_pos);
 }
 
 static int ssa_unsynced(struct ssa_ctx *sc, unsigned int f, u64 idx)
@@ -1642,7 +1654,7 @@ static void ssa_sync_endio(struct bio *bio)
 static int ssa_read_others(struct ssa_ctx *sc, const struct ssa_group *grp,
 			   unsigned int f, u32 off, u32 n)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 	unsigned int m, i, np = ssa_pages_of(n);
 	struct ssa_sync_read s = { .sc = sc };
 	int r = 0;
@@ -1683,7 +1695,7 @@ static int ssa_read_others(struct ssa_ctx *sc, const struct ssa_group *grp,
 /* After ssa_read_others(): @f's scratch buffer = XOR of the others'. */
 static void ssa_xor_others(struct ssa_ctx *sc, unsigned int f, u32 sectors)
 {
-	struct page ***scratch = sc->par->scratch;
+	struct page ***scratch = ssa_par(sc)->scratch;
 	unsigned int m;
 
 	ssa_zero_buf(scratch[f], sectors << SECTOR_SHIFT);
@@ -1717,7 +1729,7 @@ static void ssa_copy_buf(struct page **dst, u32 doff, struct page **src,
 static int ssa_recover(struct ssa_pop *op, struct ssa_pgroup *pg)
 {
 	struct ssa_ctx *sc = op->sc;
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 	struct ssa_ptask *lt = pg->lost;
 	struct page **dst = ssa_task_pages(lt);
 	unsigned int m, i;
@@ -1784,7 +1796,7 @@ static void ssa_recover_work(struct work_struct *work)
 static int ssa_recon(struct ssa_ctx *sc, unsigned int f, u64 ms, u32 len,
 		     struct bio *dst, struct bvec_iter it)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 	struct ssa_plock lk;
 	struct ssa_group grp;
 	u32 off, n, k, done;
@@ -1824,7 +1836,7 @@ static int ssa_recon(struct ssa_ctx *sc, unsigned int f, u64 ms, u32 len,
  */
 static int ssa_rebuild_group(struct ssa_ctx *sc, u64 idx)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 	unsigned int m = par->rb_member;
 	struct ssa_group grp;
 	u32 off, n;
@@ -1856,7 +1868,7 @@ static int ssa_rebuild_group(struct ssa_ctx *sc, u64 idx)
 /* The background walk: every group in order, each under its lock. */
 static int ssa_rebuild_walk(struct ssa_ctx *sc)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 	u64 idx;
 	int r = 0;
 
@@ -1970,8 +1982,8 @@ static void ssa_queue_recon(struct ssa_parity *par, struct bio *bio,
  * (@child, its request keeps the reference) or the request itself when it
  * went to the member whole.  False: let the error through.
  */
-bool ssa_parity_retry_read(struct ssa_ctx *sc, struct bio *bio,
-			   blk_status_t status, bool child)
+static bool ssa_parity_retry_read(struct ssa_ctx *sc, struct bio *bio,
+				  blk_status_t status, bool child)
 {
 	if (!ssa_member_fault(status, bio) || !ssa_survivable(sc, status))
 		return false;
@@ -1981,14 +1993,14 @@ bool ssa_parity_retry_read(struct ssa_ctx *sc, struct bio *bio,
 		io->remapped = false;
 		atomic_set(&io->pending, 1);
 	}
-	ssa_queue_recon(sc->par, bio, child);
+	ssa_queue_recon(ssa_par(sc), bio, child);
 	return true;
 }
 
 /* A piece on a failed member, or on a not yet rebuilt chunk. */
 static bool ssa_piece_lost(struct ssa_ctx *sc, const struct ssa_extent *e)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 	struct ssa_group grp;
 	u32 off;
 
@@ -2007,8 +2019,8 @@ static bool ssa_piece_lost(struct ssa_ctx *sc, const struct ssa_extent *e)
  * others (or fails, with two members lost); one that starts elsewhere is cut
  * before the first piece of a failed member and read as usual (-1).
  */
-int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
-		    u64 start, u64 end)
+static int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io,
+			   struct bio *bio, u64 start, u64 end)
 {
 	struct ssa_extent e;
 	u64 ls, len;
@@ -2042,14 +2054,14 @@ int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	io->cs.msector = e.msector;
 	io->cs.len = len;
 	io->iter = bio->bi_iter;
-	ssa_queue_recon(sc->par, bio, false);
+	ssa_queue_recon(ssa_par(sc), bio, false);
 	return DM_MAPIO_SUBMITTED;
 }
 
 /* Message "fail <m>": the volume goes on without member @m. */
-int ssa_parity_fail(struct ssa_ctx *sc, unsigned int m)
+static int ssa_parity_fail(struct ssa_ctx *sc, unsigned int m)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 	struct ssa_member *mb = &sc->members[m];
 	int f;
 
@@ -2073,11 +2085,11 @@ int ssa_parity_fail(struct ssa_ctx *sc, unsigned int m)
 	return 0;
 }
 
-/* Status: "<action> <groups done>/<groups> <mismatches>". */
-void ssa_parity_status(struct ssa_ctx *sc, const char **action, u64 *pos,
-		       u64 *mismatches)
+/* The running or last walk, its progress and its mismatches. */
+static void ssa_parity_walk_status(struct ssa_ctx *sc, const char **action,
+				   u64 *pos, u64 *mismatches)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 
 	if (test_bit(0, &par->scrub_running)) {
 		*action = ssa_walk_names[READ_ONCE(par->walk)][1];
@@ -2095,7 +2107,7 @@ void ssa_parity_status(struct ssa_ctx *sc, const char **action, u64 *pos,
 	*mismatches = READ_ONCE(par->mismatches);
 }
 
-int ssa_parity_alloc(struct ssa_ctx *sc)
+static int ssa_parity_alloc(struct ssa_ctx *sc)
 {
 	struct ssa_parity *par;
 	unsigned int m, i;
@@ -2103,7 +2115,7 @@ int ssa_parity_alloc(struct ssa_ctx *sc)
 
 	par = kzalloc(sizeof(*par), GFP_KERNEL);
 	if (!par)
-		return -ENOMEM;
+		goto nomem;
 	par->sc = sc;
 	spin_lock_init(&par->lock);
 	INIT_LIST_HEAD(&par->waiting);
@@ -2129,8 +2141,8 @@ int ssa_parity_alloc(struct ssa_ctx *sc)
 		par->rb_active = true;
 		par->rb_done = bitmap_zalloc(sc->geom.rows, GFP_KERNEL);
 		if (!par->rb_done) {
-			sc->par = par;
-			return -ENOMEM;
+			sc->priv = par;
+			goto nomem;
 		}
 	}
 	/* one group always fits: N - 1 writes, N - 1 reads and its parity */
@@ -2145,33 +2157,39 @@ int ssa_parity_alloc(struct ssa_ctx *sc)
 	par->start_wq = alloc_workqueue("kssaparity", WQ_MEM_RECLAIM, 1);
 	par->recover_wq = alloc_workqueue("kssarecover", WQ_MEM_RECLAIM, 1);
 	par->recon_wq = alloc_workqueue("kssarecon", WQ_MEM_RECLAIM, 1);
-	sc->par = par;
+	sc->priv = par;
 	if (!par->op_pool || !par->page_pool || !par->start_wq ||
 	    !par->recover_wq || !par->recon_wq)
-		return -ENOMEM;
+		goto nomem;
 
 	par->scratch = kcalloc(sc->nr_members, sizeof(*par->scratch),
 			       GFP_KERNEL);
 	if (!par->scratch)
-		return -ENOMEM;
+		goto nomem;
 	for (m = 0; m < sc->nr_members; m++) {
 		par->scratch[m] = kcalloc(SSA_RECON_PAGES, sizeof(struct page *),
 					  GFP_KERNEL);
 		if (!par->scratch[m])
-			return -ENOMEM;
+			goto nomem;
 		for (i = 0; i < SSA_RECON_PAGES; i++) {
 			par->scratch[m][i] = alloc_page(GFP_KERNEL);
 			if (!par->scratch[m][i])
-				return -ENOMEM;
+				goto nomem;
 		}
 	}
 	return 0;
+nomem:
+	sc->ti->error = "Cannot allocate parity state";
+	return -ENOMEM;
 }
 
-/* After the workqueue is gone: nothing is in flight. */
-void ssa_parity_free(struct ssa_ctx *sc)
+/*
+ * After the member dispatchers' workqueue is gone (par->work runs there):
+ * nothing is in flight.
+ */
+static void ssa_parity_free(struct ssa_ctx *sc)
 {
-	struct ssa_parity *par = sc->par;
+	struct ssa_parity *par = ssa_par(sc);
 	unsigned int m, i;
 
 	if (!par)
@@ -2194,5 +2212,140 @@ void ssa_parity_free(struct ssa_ctx *sc)
 	mempool_destroy(par->page_pool);
 	mempool_destroy(par->op_pool);
 	kfree(par);
-	sc->par = NULL;
+	sc->priv = NULL;
 }
+
+/*
+ * Every request but a write of data: a read of a degraded volume may need
+ * a reconstruction, discard and write-zeroes are refused (their parity
+ * would have to follow), and the rest is forked as the stripe layout's.
+ */
+static int ssa_parity_map(struct ssa_ctx *sc, struct ssa_io *io,
+			  struct bio *bio, u8 op, u64 start, u64 end)
+{
+	if (op == SSA_OP_WRITE)
+		return ssa_parity_write(sc, io, bio, start, end);
+	if (op == SSA_OP_READ && unlikely(ssa_parity_degraded(sc))) {
+		int r = ssa_parity_read(sc, io, bio, start, end);
+
+		if (r >= 0)
+			return r;
+		end = start + bio_sectors(bio);	/* maybe cut */
+		io->iter = bio->bi_iter;
+	}
+	if (op == SSA_OP_DISCARD || op == SSA_OP_WRITE_ZEROES)
+		return DM_MAPIO_KILL;
+	return ssa_map_data(sc, io, bio, op, start, end);
+}
+
+/* The largest chunk of the parity layouts: 1 MiB. */
+#define SSA_PARITY_MAX_CHUNK	2048
+
+/* Table options: the chunk's size and at most one member to rebuild. */
+static int ssa_parity_check_opts(struct ssa_ctx *sc)
+{
+	struct dm_target *ti = sc->ti;
+
+	if (sc->geom.chunk > SSA_PARITY_MAX_CHUNK) {
+		ti->error = "Chunk too large for raid5/pstripe: at most 2048 sectors";
+		return -EINVAL;
+	}
+	if (sc->rebuild_mask >> sc->nr_members) {
+		ti->error = "rebuild names a member the table does not have";
+		return -EINVAL;
+	}
+	if (hweight64(sc->rebuild_mask) > 1) {
+		ti->error = "raid5/pstripe rebuild one member at a time";
+		return -EINVAL;
+	}
+	if (sc->rebuild_mask)
+		set_bit(SSA_MEMBER_REBUILD,
+			&sc->members[__ffs64(sc->rebuild_mask)].flags);
+	sc->copies = 1;
+	return 0;
+}
+
+/* Parity striping rotates its parity area over every member. */
+static int ssa_pstripe_check_geometry(struct ssa_ctx *sc)
+{
+	u64 width = (u64)sc->geom.chunk * (sc->nr_members - 1);
+	struct dm_target *ti = sc->ti;
+
+	if (sc->geom.rows % sc->nr_members) {
+		DMERR("pstripe: length %llu is not a multiple of %llu sectors",
+		      (unsigned long long)ti->len, width * sc->nr_members);
+		ti->error = "pstripe: length is not a multiple of chunk x (members - 1) x members";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * INFO: <parity_layout> <sync> <write_method> <action> <done>/<rows>
+ *       <mismatches>
+ * IMA:  ,parity_layout=,sync=,write_method=
+ */
+static unsigned int ssa_parity_status(struct ssa_ctx *sc, status_type_t type,
+				      char *result, unsigned int maxlen,
+				      unsigned int sz)
+{
+	bool raid5 = sc->ops->opts & BIT(SSA_OPT_PARITY_LAYOUT);
+	const char *rotation = raid5 ?
+		ssa_opt_word(SSA_OPT_PARITY_LAYOUT, sc->geom.rotation) : NULL;
+	const char *sync = ssa_opt_word(SSA_OPT_SYNC, READ_ONCE(sc->sync));
+	const char *wm = ssa_opt_word(SSA_OPT_WRITE_METHOD,
+				      READ_ONCE(sc->write_method));
+	const char *action;
+	u64 pos, bad;
+
+	if (type == STATUSTYPE_IMA) {
+		DMEMIT(",parity_layout=%s,sync=%s,write_method=%s",
+		       rotation ?: "none", sync, wm);
+		return sz;
+	}
+	ssa_parity_walk_status(sc, &action, &pos, &bad);
+	DMEMIT(" %s %s %s %s %llu/%llu %llu", rotation ?: "-", sync, wm,
+	       action, pos, sc->geom.rows, bad);
+	return sz;
+}
+
+#define SSA_PARITY_OPTS	(SSA_COMMON_OPTS | BIT(SSA_OPT_SYNC) | \
+			 BIT(SSA_OPT_WRITE_METHOD) | BIT(SSA_OPT_INITIAL_SYNC) | \
+			 BIT(SSA_OPT_REBUILD))
+
+/* raid5 and pstripe differ in geometry (struct ssa_layout) and here. */
+const struct ssa_layout_ops ssa_raid5_ops = {
+	.opts = SSA_PARITY_OPTS | BIT(SSA_OPT_PARITY_LAYOUT),
+	.check_opts = ssa_parity_check_opts,
+	.alloc = ssa_parity_alloc,
+	.free = ssa_parity_free,
+	.map = ssa_parity_map,
+	.join = ssa_parity_join,
+	.retry_read = ssa_parity_retry_read,
+	.started = ssa_parity_started,
+	.fail = ssa_parity_fail,
+	.scrub = ssa_parity_scrub,
+	.idle = ssa_parity_idle,
+	.status = ssa_parity_status,
+	.stop = ssa_parity_scrub_stop,
+	.start = ssa_parity_resume,
+};
+
+const struct ssa_layout_ops ssa_pstripe_ops = {
+	.opts = SSA_PARITY_OPTS,
+	.unstriped = true,
+	.check_opts = ssa_parity_check_opts,
+	.check_geometry = ssa_pstripe_check_geometry,
+	.alloc = ssa_parity_alloc,
+	.free = ssa_parity_free,
+	.map = ssa_parity_map,
+	.join = ssa_parity_join,
+	.retry_read = ssa_parity_retry_read,
+	.started = ssa_parity_started,
+	.fail = ssa_parity_fail,
+	.scrub = ssa_parity_scrub,
+	.idle = ssa_parity_idle,
+	.status = ssa_parity_status,
+	.stop = ssa_parity_scrub_stop,
+	.start = ssa_parity_resume,
+};

@@ -6,8 +6,9 @@
  *   <layout> <chunk_sectors> <#members> <dev> <offset> [<dev> <offset>]...
  *   [<#opt_args> <opt_args>...]
  *
- * <layout> is "stripe", "mirror" (sets of "copies" members, see
- * ssa-mirror.c), "raid5" or "pstripe" (parity, see ssa-parity.c).
+ * <layout> is "stripe" (ssa-stripe.c), "mirror" (sets of "copies" members,
+ * ssa-mirror.c), "raid5" or "pstripe" (parity, ssa-parity.c).  This file
+ * reaches a layout only through its struct ssa_layout_ops.
  *
  * See Documentation/ssastripe.rst for the full syntax and the status format.
  */
@@ -29,6 +30,8 @@ struct ssa_opt_desc {
 	struct dm_arg range;
 	const char *const *words;
 	unsigned int def;
+	/* the error when a layout that does not take the option is given it */
+	const char *only;
 };
 
 static const char *const ssa_on_off[] = { "off", "on", NULL };
@@ -61,20 +64,23 @@ static const char *const ssa_rotations[] = {
 	NULL
 };
 
-/* Options that only the mirror layout takes. */
-#define SSA_MIRROR_OPTS	(BIT(SSA_OPT_COPIES) | BIT(SSA_OPT_READ_POLICY) | \
-			 BIT(SSA_OPT_REBUILD_RATE) | BIT(SSA_OPT_REBUILD))
-/* Options that only the parity layouts take. */
-#define SSA_PARITY_OPTS	(BIT(SSA_OPT_SYNC) | BIT(SSA_OPT_WRITE_METHOD) | \
-			 BIT(SSA_OPT_PARITY_LAYOUT) | BIT(SSA_OPT_INITIAL_SYNC))
-/* The largest chunk of the parity layouts: 1 MiB. */
-#define SSA_PARITY_MAX_CHUNK	2048
+/* The personalities, by layout id (ssa-layout.h). */
+static const struct ssa_layout_ops *const ssa_personalities[] = {
+	[SSA_LAYOUT_STRIPE] = &ssa_stripe_ops,
+	[SSA_LAYOUT_MIRROR] = &ssa_mirror_ops,
+	[SSA_LAYOUT_RAID5] = &ssa_raid5_ops,
+	[SSA_LAYOUT_PSTRIPE] = &ssa_pstripe_ops,
+};
+
+#define SSA_ONLY_MIRROR	"Option only valid for the mirror layout"
+#define SSA_ONLY_PARITY	"Option only valid for the raid5 and pstripe layouts"
 
 static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 	[SSA_OPT_COALESCE] = {
 		.name = "coalesce",
 		.range = { 0, 1, "Invalid coalesce value: expected 0 or 1" },
 		.def = 1,
+		.only = "coalesce is not an option of the parity layouts",
 	},
 	[SSA_OPT_QUEUE_DEPTH] = {
 		.name = "queue_depth",
@@ -93,6 +99,7 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		.range = { 2, SSA_MAX_MEMBERS,
 			   "Invalid copies: expected 2 to 64" },
 		.def = 2,
+		.only = SSA_ONLY_MIRROR,
 	},
 	[SSA_OPT_READ_POLICY] = {
 		.name = "read_policy",
@@ -100,12 +107,14 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 			   "Invalid read_policy: expected queue, split, nearest or round_robin" },
 		.words = ssa_policies,
 		.def = SSA_READ_QUEUE,
+		.only = SSA_ONLY_MIRROR,
 	},
 	[SSA_OPT_REBUILD_RATE] = {
 		.name = "rebuild_rate",
 		.range = { 0, INT_MAX,
 			   "Invalid rebuild_rate: expected KiB/s, 0 for no limit" },
 		.def = 0,
+		.only = SSA_ONLY_MIRROR,
 	},
 	[SSA_OPT_SYNC] = {
 		.name = "sync",
@@ -113,6 +122,7 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 			   "Invalid sync: expected before_service or after_service" },
 		.words = ssa_syncs,
 		.def = SSA_SYNC_BEFORE,
+		.only = SSA_ONLY_PARITY,
 	},
 	[SSA_OPT_WRITE_METHOD] = {
 		.name = "write_method",
@@ -120,6 +130,7 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 			   "Invalid write_method: expected auto, rmw or rcw" },
 		.words = ssa_wmethods,
 		.def = SSA_WM_AUTO,
+		.only = SSA_ONLY_PARITY,
 	},
 	[SSA_OPT_PARITY_LAYOUT] = {
 		.name = "parity_layout",
@@ -128,20 +139,29 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		},
 		.words = ssa_rotations,
 		.def = SSA_LEFT_SYMMETRIC,
+		.only = "parity_layout is an option of raid5 only",
 	},
 	[SSA_OPT_INITIAL_SYNC] = {
 		.name = "initial_sync",
 		.range = { 0, 1, "Invalid initial_sync: expected on or off" },
 		.words = ssa_on_off,
 		.def = 1,
+		.only = SSA_ONLY_PARITY,
 	},
 	[SSA_OPT_REBUILD] = {
 		.name = "rebuild",
 		.range = { 0, SSA_MAX_MEMBERS - 1,
 			   "Invalid rebuild member: expected a member index" },
 		.def = 0,
+		.only = "rebuild is an option of the mirror, raid5 and pstripe layouts",
 	},
 };
+
+/* The word option @opt's value @val stands for (status lines). */
+const char *ssa_opt_word(int opt, unsigned int val)
+{
+	return ssa_opts[opt].words[val];
+}
 
 /* Parse the value of option @i from @arg into @val; 0 or -EINVAL. */
 static int ssa_opt_value(unsigned int i, const char *arg, unsigned int *val,
@@ -178,14 +198,14 @@ static void ssa_apply_opts(struct ssa_ctx *sc)
 {
 	WRITE_ONCE(sc->coalesce, sc->opt[SSA_OPT_COALESCE]);
 	WRITE_ONCE(sc->queue_depth, sc->opt[SSA_OPT_QUEUE_DEPTH]);
-	WRITE_ONCE(sc->fast_map, sc->layout->id == SSA_LAYOUT_STRIPE &&
+	WRITE_ONCE(sc->fast_map, sc->ops->fast_map &&
 		   !sc->opt[SSA_OPT_QUEUE_DEPTH]);
 	WRITE_ONCE(sc->priority, sc->opt[SSA_OPT_PRIORITY]);
 	WRITE_ONCE(sc->read_policy, sc->opt[SSA_OPT_READ_POLICY]);
 	WRITE_ONCE(sc->sync, sc->opt[SSA_OPT_SYNC]);
 	WRITE_ONCE(sc->write_method, sc->opt[SSA_OPT_WRITE_METHOD]);
-	/* parity layouts fork reads a child per chunk piece */
-	if (ssa_is_parity(sc))
+	/* a layout without the option (parity) never coalesces */
+	if (!(sc->ops->opts & BIT(SSA_OPT_COALESCE)))
 		WRITE_ONCE(sc->coalesce, false);
 }
 
@@ -210,10 +230,11 @@ static void ssa_free(struct ssa_ctx *sc)
 {
 	unsigned int m;
 
-	ssa_rebuild_free(sc);
+	/* the layouts' work items run on sc->wq: gone before their state */
 	if (sc->wq)
 		destroy_workqueue(sc->wq);
-	ssa_parity_free(sc);
+	if (sc->ops->free)
+		sc->ops->free(sc);
 
 	for (m = 0; m < sc->nr_members; m++) {
 		struct ssa_member *mb = &sc->members[m];
@@ -376,82 +397,17 @@ static int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 	return 0;
 }
 
-/*
- * Mirror geometry and its options: copies divides the members, and every
- * set keeps a copy that is not being rebuilt.
- */
-static int ssa_check_mirror(struct ssa_ctx *sc)
+/* Options the layout does not take, then the layout's own checks. */
+static int ssa_check_opts(struct ssa_ctx *sc)
 {
-	struct dm_target *ti = sc->ti;
-	unsigned int n = sc->nr_members, copies, m, k, set;
+	unsigned long wrong = sc->opts_given & ~sc->ops->opts;
 
-	if (!ssa_is_parity(sc) && sc->opts_given & SSA_PARITY_OPTS) {
-		ti->error = "Option only valid for the raid5 and pstripe layouts";
+	if (wrong) {
+		sc->ti->error = (char *)ssa_opts[__ffs(wrong)].only;
 		return -EINVAL;
 	}
-	if (ssa_is_parity(sc)) {
-		if (sc->opts_given & BIT(SSA_OPT_COALESCE)) {
-			ti->error = "coalesce is not an option of the parity layouts";
-			return -EINVAL;
-		}
-		if (sc->layout->id != SSA_LAYOUT_RAID5 &&
-		    sc->opts_given & BIT(SSA_OPT_PARITY_LAYOUT)) {
-			ti->error = "parity_layout is an option of raid5 only";
-			return -EINVAL;
-		}
-		if (sc->geom.chunk > SSA_PARITY_MAX_CHUNK) {
-			ti->error = "Chunk too large for raid5/pstripe: at most 2048 sectors";
-			return -EINVAL;
-		}
-		if (sc->rebuild_mask >> n) {
-			ti->error = "rebuild names a member the table does not have";
-			return -EINVAL;
-		}
-		if (hweight64(sc->rebuild_mask) > 1) {
-			ti->error = "raid5/pstripe rebuild one member at a time";
-			return -EINVAL;
-		}
-		if (sc->rebuild_mask)
-			set_bit(SSA_MEMBER_REBUILD,
-				&sc->members[__ffs64(sc->rebuild_mask)].flags);
-	}
-	if (!ssa_is_mirror(sc)) {
-		if (sc->opts_given & SSA_MIRROR_OPTS &
-		    ~(ssa_is_parity(sc) ? BIT(SSA_OPT_REBUILD) : 0)) {
-			ti->error = "Option only valid for the mirror layout";
-			return -EINVAL;
-		}
-		sc->copies = 1;
-		return 0;
-	}
-
-	copies = sc->opt[SSA_OPT_COPIES];
-	if (copies > n || n % copies) {
-		DMERR("%u members cannot form sets of %u copies", n, copies);
-		ti->error = "Number of members is not a multiple of copies";
-		return -EINVAL;
-	}
-	sc->copies = copies;
-	if (sc->rebuild_mask >> n) {
-		ti->error = "rebuild names a member the table does not have";
-		return -EINVAL;
-	}
-	for (set = 0; set < n / copies; set++) {
-		for (k = 0; k < copies; k++) {
-			m = ssa_mirror_member(set, copies, k);
-			if (!(sc->rebuild_mask & BIT_ULL(m)))
-				break;
-		}
-		if (k == copies) {
-			DMERR("every copy of set %u is named by rebuild", set);
-			ti->error = "rebuild would leave a mirror set without a source copy";
-			return -EINVAL;
-		}
-	}
-	for (m = 0; m < n; m++)
-		if (sc->rebuild_mask & BIT_ULL(m))
-			set_bit(SSA_MEMBER_REBUILD, &sc->members[m].flags);
-	return 0;
+	sc->copies = 1;
+	return sc->ops->check_opts ? sc->ops->check_opts(sc) : 0;
 }
 
 static int ssa_alloc_stats(struct ssa_ctx *sc)
@@ -533,14 +489,11 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	sc->ti = ti;
 	sc->layout = layout;
+	sc->ops = ssa_personalities[layout->id];
 	sc->nr_members = n;
 	sc->devt = disk_devt(dm_disk(dm_table_get_md(ti->table)));
 	ssa_geom_init(&sc->geom, chunk, n);
 	INIT_WORK(&sc->event_work, ssa_event_work);
-	spin_lock_init(&sc->retry_lock);
-	bio_list_init(&sc->retry);
-	INIT_WORK(&sc->retry_work, ssa_mirror_retry_work);
-	atomic_set(&sc->rr, 0);
 	atomic_set(&sc->injected, 0);
 	atomic_set(&sc->inject_seq, 0);
 	init_waitqueue_head(&sc->injected_wait);
@@ -571,7 +524,7 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 	ssa_apply_opts(sc);
-	r = ssa_check_mirror(sc);
+	r = ssa_check_opts(sc);
 	if (r)
 		goto bad;
 	ssa_geom_init(&sc->geom, chunk, n / sc->copies);
@@ -589,12 +542,10 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	sc->member_len = rows * chunk;
 	sc->geom.rows = rows;
 	sc->geom.rotation = sc->opt[SSA_OPT_PARITY_LAYOUT];
-	if (layout->id == SSA_LAYOUT_PSTRIPE && rows % n) {
-		DMERR("pstripe: length %llu is not a multiple of %llu sectors",
-		      (unsigned long long)ti->len, width * n);
-		ti->error = "pstripe: length is not a multiple of chunk x (members - 1) x members";
-		r = -EINVAL;
-		goto bad;
+	if (sc->ops->check_geometry) {
+		r = sc->ops->check_geometry(sc);
+		if (r)
+			goto bad;
 	}
 
 	for (m = 0; m < n; m++) {
@@ -622,20 +573,10 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
-	if (ssa_is_parity(sc)) {
-		r = ssa_parity_alloc(sc);
-		if (r) {
-			ti->error = "Cannot allocate parity state";
+	if (sc->ops->alloc) {
+		r = sc->ops->alloc(sc);
+		if (r)
 			goto bad;
-		}
-	}
-
-	if (ssa_is_mirror(sc)) {
-		r = ssa_rebuild_alloc(sc);
-		if (r) {
-			ti->error = "Cannot allocate mirror rebuild and check state";
-			goto bad;
-		}
 	}
 
 	/* a mirror child may hold a gathered source: two bios per child */
@@ -648,13 +589,13 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 
 	ti->private = sc;
-	sc->io_size = ssa_io_size(n, sc->layout->id == SSA_LAYOUT_STRIPE);
+	sc->io_size = ssa_io_size(n, sc->ops->fast_map);
 	sc->trace_slots = ssa_trace_slots(n);
 	ti->per_io_data_size = sc->io_size;
 	ti->num_flush_bios = 1;
 	/* the parity layouts would have to keep parity over them */
-	ti->num_discard_bios = ssa_is_parity(sc) ? 0 : 1;
-	ti->num_write_zeroes_bios = ssa_is_parity(sc) ? 0 : 1;
+	ti->num_discard_bios = sc->ops->discards;
+	ti->num_write_zeroes_bios = sc->ops->discards;
 	return 0;
 
 bad:
@@ -668,9 +609,9 @@ static void ssa_dtr(struct dm_target *ti)
 
 	/* DM waits for requests; internal work it does not know about. */
 	wait_event(sc->injected_wait, !atomic_read(&sc->injected));
-	ssa_rebuild_stop(sc);
-	/* a check started while suspended would raise an event at its end */
-	ssa_parity_scrub_stop(sc);
+	/* a walk started while suspended would raise an event at its end */
+	if (sc->ops->stop)
+		sc->ops->stop(sc);
 	flush_work(&sc->event_work);
 	ssa_free(sc);
 }
@@ -784,27 +725,8 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 			       ms.dispatched[SSA_CLASS_HIGH],
 			       ms.dispatched[SSA_CLASS_LOW]);
 		}
-		if (ssa_is_mirror(sc)) {
-			const char *action;
-			u64 pos, bad;
-
-			ssa_mirror_status(sc, &action, &pos, &bad);
-			DMEMIT(" %u %s %s %llu/%llu %llu", sc->copies,
-			       ssa_policies[READ_ONCE(sc->read_policy)], action,
-			       pos, (unsigned long long)sc->member_len, bad);
-		}
-		if (ssa_is_parity(sc)) {
-			const char *action;
-			u64 pos, bad;
-
-			ssa_parity_status(sc, &action, &pos, &bad);
-			DMEMIT(" %s %s %s %s %llu/%llu %llu",
-			       sc->layout->id == SSA_LAYOUT_RAID5 ?
-			       ssa_rotations[sc->geom.rotation] : "-",
-			       ssa_syncs[READ_ONCE(sc->sync)],
-			       ssa_wmethods[READ_ONCE(sc->write_method)],
-			       action, pos, sc->geom.rows, bad);
-		}
+		if (sc->ops->status)
+			sz = sc->ops->status(sc, type, result, maxlen, sz);
 		break;
 
 	case STATUSTYPE_TABLE:
@@ -824,15 +746,8 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 		       sc->coalesce ? 'y' : 'n');
 		DMEMIT(",queue_depth=%u,priority=%c", READ_ONCE(sc->queue_depth),
 		       READ_ONCE(sc->priority) ? 'y' : 'n');
-		if (ssa_is_mirror(sc))
-			DMEMIT(",copies=%u,read_policy=%s", sc->copies,
-			       ssa_policies[READ_ONCE(sc->read_policy)]);
-		if (ssa_is_parity(sc))
-			DMEMIT(",parity_layout=%s,sync=%s,write_method=%s",
-			       sc->layout->id == SSA_LAYOUT_RAID5 ?
-			       ssa_rotations[sc->geom.rotation] : "none",
-			       ssa_syncs[READ_ONCE(sc->sync)],
-			       ssa_wmethods[READ_ONCE(sc->write_method)]);
+		if (sc->ops->status)
+			sz = sc->ops->status(sc, type, result, maxlen, sz);
 		for (m = 0; m < sc->nr_members; m++)
 			DMEMIT(",member_%u_device_name=%s,member_%u_offset=%llu",
 			       m, sc->members[m].dev->name, m,
@@ -868,13 +783,8 @@ static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
 	if (argc == 2 && (o == SSA_OPT_QUEUE_DEPTH || o == SSA_OPT_PRIORITY ||
 			  o == SSA_OPT_READ_POLICY || o == SSA_OPT_REBUILD_RATE ||
 			  o == SSA_OPT_SYNC || o == SSA_OPT_WRITE_METHOD)) {
-		if (!ssa_is_mirror(sc) && BIT(o) & SSA_MIRROR_OPTS) {
-			DMWARN("%s: only the mirror layout has it", argv[0]);
-			return -EINVAL;
-		}
-		if (!ssa_is_parity(sc) && BIT(o) & SSA_PARITY_OPTS) {
-			DMWARN("%s: only the raid5 and pstripe layouts have it",
-			       argv[0]);
+		if (!(sc->ops->opts & BIT(o))) {
+			DMWARN("%s: %s", argv[0], ssa_opts[o].only);
 			return -EINVAL;
 		}
 		if (ssa_opt_value(o, argv[1], &val, &error)) {
@@ -885,13 +795,13 @@ static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
 		set_bit(o, &sc->opts_given);
 		ssa_apply_opts(sc);
 		ssa_kick_members(sc);
-		if (o == SSA_OPT_REBUILD_RATE)
-			ssa_rebuild_rate_changed(sc);
+		if (sc->ops->opt_changed)
+			sc->ops->opt_changed(sc, o);
 		return 0;
 	}
 
 	if (argc == 2 && !strcasecmp(argv[0], "fail")) {
-		if (!ssa_is_mirror(sc) && !ssa_is_parity(sc)) {
+		if (!sc->ops->fail) {
 			DMWARN("fail: the stripe layout has no redundancy to fail over to");
 			return -EINVAL;
 		}
@@ -899,25 +809,19 @@ static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
 			DMWARN("fail <member 0..%u>", sc->nr_members - 1);
 			return -EINVAL;
 		}
-		if (ssa_is_parity(sc))
-			return ssa_parity_fail(sc, m);
-		return ssa_mirror_fail(sc, m);
+		return sc->ops->fail(sc, m);
 	}
 
 	if (argc == 1 &&
 	    (!strcasecmp(argv[0], "check") || !strcasecmp(argv[0], "repair"))) {
 		bool repair = !strcasecmp(argv[0], "repair");
 
-		if (ssa_is_parity(sc))
-			return ssa_parity_scrub(sc, repair);
-		if (ssa_is_mirror(sc))
-			return ssa_mirror_scrub(sc, repair);
+		if (sc->ops->scrub)
+			return sc->ops->scrub(sc, repair);
 	}
 	if (argc == 1 && !strcasecmp(argv[0], "idle")) {
-		if (ssa_is_parity(sc))
-			return ssa_parity_idle(sc);
-		if (ssa_is_mirror(sc))
-			return ssa_mirror_idle(sc);
+		if (sc->ops->idle)
+			return sc->ops->idle(sc);
 	}
 
 	if (argc == 3 && !strcasecmp(argv[0], "debug_inject_high")) {
@@ -954,7 +858,7 @@ static void ssa_io_hints(struct dm_target *ti, struct queue_limits *limits)
 	u64 stripe_bytes = chunk_bytes * sc->layout->data_members(&sc->geom);
 
 	/* pstripe does not stripe data: a chunk is all one member takes */
-	if (sc->layout->id == SSA_LAYOUT_PSTRIPE)
+	if (sc->ops->unstriped)
 		stripe_bytes = chunk_bytes;
 
 	/*
@@ -968,19 +872,23 @@ static void ssa_io_hints(struct dm_target *ti, struct queue_limits *limits)
 
 static void ssa_presuspend(struct dm_target *ti)
 {
-	ssa_rebuild_stop(ti->private);
-	ssa_parity_scrub_stop(ti->private);
+	struct ssa_ctx *sc = ti->private;
+
+	if (sc->ops->stop)
+		sc->ops->stop(sc);
 }
 
 static void ssa_resume(struct dm_target *ti)
 {
-	ssa_rebuild_start(ti->private);
-	ssa_parity_resume(ti->private);
+	struct ssa_ctx *sc = ti->private;
+
+	if (sc->ops->start)
+		sc->ops->start(sc);
 }
 
 static struct target_type ssa_target = {
 	.name = "ssastripe",
-	.version = { 1, 8, 0 },
+	.version = { 1, 8, 1 },
 	.module = THIS_MODULE,
 	.ctr = ssa_ctr,
 	.dtr = ssa_dtr,

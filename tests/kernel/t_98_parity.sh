@@ -316,9 +316,10 @@ parity_check_repair() {
 }
 register parity_check_repair parity_check_repair
 
-# A member that starts failing (swapped for the error target): the write
-# that meets it succeeds (its parity keeps the data), the member turns D,
-# what was written reads back rebuilt from the others.  A second member
+# A member that starts failing (swapped for the error target): a read
+# that meets it first is rebuilt from the others and the member turns D;
+# a write to it then succeeds (its parity keeps the data), and what was
+# written reads back rebuilt from the others.  A second member
 # failing ends writes and reads of the lost members, with a log line.
 # Uses lin_members (t_60).
 parity_member_fails() {
@@ -331,6 +332,12 @@ parity_member_fails() {
 	dd if="$WORK/ref" of=$v bs=1M oflag=direct status=none || { fail "initial write"; rc=1; }
 	klog_mark
 	dmsetup load ssat-m1 --table "0 8192 error" && dmsetup suspend ssat-m1 && dmsetup resume ssat-m1
+	# a read that meets the failure first is rebuilt from the others
+	dd if=$v of="$WORK/got" bs=4k count=1 skip=1 iflag=direct status=none ||
+		{ fail "a read of the failing member was not rebuilt"; rc=1; }
+	expect_eq "block read from the failing member" "$(sha256sum < "$WORK/got" | cut -d' ' -f1)" \
+		"$(dd if="$WORK/ref" bs=4k count=1 skip=1 status=none | sha256sum | cut -d' ' -f1)" || rc=1
+	expect_eq "health after the read" "$(vstat ssat-v health)" ADA || rc=1
 	head -c 4096 /dev/urandom > "$WORK/blk"
 	dd if="$WORK/blk" of="$WORK/ref" bs=4k seek=1 conv=notrunc status=none
 	dd if="$WORK/blk" of=$v bs=4k count=1 seek=1 oflag=direct status=none ||
