@@ -388,7 +388,13 @@ bool ssa_gather(struct ssa_ctx *sc, struct bio *parent, struct bio *child,
 u64 ssa_member_first(struct ssa_ctx *sc, unsigned int m, u64 ms);
 u64 ssa_chunks(struct ssa_ctx *sc, u64 start, u64 end);
 
-/* ssa-target.c */
+/* ssa-opts.c: the optional arguments (table and messages) */
 const char *ssa_opt_word(int opt, unsigned int val);
+int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as);
+void ssa_apply_opts(struct ssa_ctx *sc);
+int ssa_check_opts(struct ssa_ctx *sc);
+unsigned int ssa_emit_opts(struct ssa_ctx *sc, char *result,
+			   unsigned int maxlen, unsigned int sz);
+int ssa_message_opt(struct ssa_ctx *sc, unsigned int argc, char **argv);
 
 #endif /* DM_SSASTRIPE_H */

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dm-ssastripe: what the files of the parity layouts share (private to
+ * them): the operation, group and task of a write, the layouts' state,
+ * and the functions one file calls in another.  ssa-parity.c says how
+ * the parts fit together.
+ */
+#ifndef SSA_PARITY_H
+#define SSA_PARITY_H
+
+#include <linux/blkdev.h>
+#include <linux/delay.h>
+#include <linux/hash.h>
+#include <linux/highmem.h>
+#include <linux/mempool.h>
+#include <linux/slab.h>
+
+#include "dm-ssastripe.h"
+#include "ssa-compat.h"
+
+#define SSA_OP_PAGES		512	/* pages of one operation, at most */
+#define SSA_OP_GROUPS		16	/* group spans of one operation */
+#define SSA_OP_LOCKS		64	/* group numbers one operation locks */
+#define SSA_SPAN_SECTORS	2048	/* a merged pstripe span, at most */
+#define SSA_OP_POOL		4	/* operations kept in reserve */
+#define SSA_LOCK_BITS		8
+#define SSA_RECON_PAGES		16	/* a reconstruction slice per member */
+#define SSA_RECON_SECTORS	(SSA_RECON_PAGES << (PAGE_SHIFT - SECTOR_SHIFT))
+
+/* A group whose parity member has failed: its data is written alone. */
+#define SSA_WM_DATA_ONLY	SSA_NR_WMETHODS
+
+enum ssa_task_kind {
+	SSA_T_RMW_DATA,		/* read old data, write new */
+	SSA_T_WRITE_DATA,	/* write new data */
+	SSA_T_READ,		/* read data the write leaves (rcw) */
+	SSA_T_RMW_PARITY,	/* read old parity, wait, write new */
+	SSA_T_WRITE_PARITY,	/* write new parity (rcw) */
+};
+
+/* Bios each kind of task issues. */
+static const u8 ssa_task_bios[] = {
+	[SSA_T_RMW_DATA] = 2,
+	[SSA_T_WRITE_DATA] = 1,
+	[SSA_T_READ] = 1,
+	[SSA_T_RMW_PARITY] = 2,
+	[SSA_T_WRITE_PARITY] = 1,
+};
+
+struct ssa_pop;
+struct ssa_pgroup;
+
+struct ssa_ptask {
+	struct ssa_pop *op;
+	struct ssa_pgroup *pg;
+	u8 kind;
+	u8 phase;		/* bios of the task completed */
+	bool counted;		/* holds its member's dispatch slot */
+	bool lost;		/* its member failed: no I/O, old data rebuilt */
+	u16 member;
+	u32 idx;		/* child number of its first bio */
+	u32 lo, hi;		/* sectors from the start of the group span */
+	u32 loff;		/* data tasks: sector offset in the request */
+	u32 page0;		/* its buffer: op->pages[page0 ...] */
+	blk_status_t status;
+	struct list_head ready;
+};
+
+/*
+ * A group span: one parity group or, with pstripe, several whose chunks
+ * follow each other on every member.  Sector ranges count from the start
+ * of the span's first chunk.
+ */
+struct ssa_pgroup {
+	struct ssa_group grp;	/* the first group of the span */
+	u32 nchunks;
+	u32 lo, hi;		/* the range the parity is updated over */
+	u8 method;		/* SSA_WM_RMW or SSA_WM_RCW */
+	bool failed;		/* reads of two members failed: give up */
+	bool parity_in;		/* rmw: the old parity is in memory */
+	bool noparity;		/* the parity member failed: data only */
+	bool recovered;		/* @lost's old data has been rebuilt */
+	struct ssa_ptask *lost;	/* a data read that failed (or never ran) */
+	struct list_head recover;	/* on the recovery list */
+	u16 first, nr_data;	/* its data tasks */
+	u16 xfirst, nr_reads;	/* its reads, then its parity task */
+	unsigned int cost_pages, cost_extra;	/* planning */
+	u32 reads_left;		/* reads the parity still waits for */
+	atomic_t bs_left;	/* before_service: data tasks not started */
+};
+
+struct ssa_plock {
+	struct hlist_node node;
+	u64 key;
+};
+
+struct ssa_pop {
+	struct ssa_ctx *sc;
+	struct ssa_io *io;
+	struct bio *parent;
+	struct bvec_iter iter;	/* the parent's data as it arrived */
+	u8 sync;		/* enum ssa_sync, fixed at arrival */
+	bool locked;
+	int failed;		/* the member failed at arrival, or -1 */
+	struct list_head wait;
+	unsigned int nr_groups, nr_tasks, nr_locks, nr_pages, nr_alloc;
+	struct ssa_pgroup *groups;
+	struct ssa_ptask *tasks;
+	struct ssa_plock *locks;
+	struct page **pages;
+};
+
+/* The background walks over the groups; see ssa_walk_names. */
+enum ssa_walk {
+	SSA_WALK_CHECK,		/* message "check": count mismatches */
+	SSA_WALK_REPAIR,	/* message "repair": and rewrite the parity */
+	SSA_WALK_RESYNC,	/* the initial sync: a repair from sync_pos */
+	SSA_WALK_REBUILD,	/* rebuild of a replaced member */
+};
+
+/* In the kernel log and in the status line. */
+static const char *const ssa_walk_names[][2] = {
+	[SSA_WALK_CHECK] = { "check", "check" },
+	[SSA_WALK_REPAIR] = { "repair", "repair" },
+	[SSA_WALK_RESYNC] = { "initial sync", "resync" },
+	[SSA_WALK_REBUILD] = { "rebuild", "rebuild" },
+};
+
+struct ssa_parity {
+	struct ssa_ctx *sc;
+	spinlock_t lock;	/* buckets, waiting, ready */
+	struct hlist_head buckets[1 << SSA_LOCK_BITS];
+	struct list_head waiting;	/* operations waiting for a lock */
+	struct list_head ready;		/* tasks whose bio completed */
+	bool retry;		/* something unlocked: retry the waiting */
+	struct work_struct work;	/* advances tasks (never blocks on memory) */
+	/*
+	 * Starts operations that waited for a lock.  Starting may wait for
+	 * reserve pages, which only operations in flight give back, and they
+	 * need @work to advance: so starting has its own workqueue.
+	 */
+	struct workqueue_struct *start_wq;
+	struct work_struct start_work;
+	mempool_t *op_pool;
+	mempool_t *page_pool;
+	struct mutex reserve;	/* one operation at a time on the reserve */
+	unsigned int max_tasks;
+
+	/*
+	 * Degraded operation.  Rebuilding a member's contents from the others
+	 * reads every other member of the group synchronously into @scratch
+	 * (one slice buffer per member, one accumulator) under @scratch_mutex,
+	 * from one of two workqueues: recovery of a write's lost old data
+	 * (the write holds its group locks) and reconstruction of reads
+	 * (which take the group lock first, so they never see a write half
+	 * done).  Neither waits for the other while holding the mutex.
+	 */
+	struct page ***scratch;
+	struct mutex scratch_mutex;	/* one rebuild at a time on @scratch */
+	struct workqueue_struct *recover_wq;
+	struct work_struct recover_work;
+	struct list_head recover;	/* groups waiting for recovery */
+	struct workqueue_struct *recon_wq;
+	struct work_struct recon_work;
+	struct bio_list recon_children;	/* failed read children to redo */
+	struct bio_list recon_parents;	/* reads mapped to a failed member */
+
+	/*
+	 * check / repair (messages) and the initial sync: a walk over the
+	 * groups.  Groups below @sync_pos have parity computed from their
+	 * data; the others hold whatever the members held before, so a
+	 * member lost there cannot be rebuilt.
+	 */
+	struct work_struct scrub_work;
+	struct ssa_plock scrub_lock;
+	enum ssa_walk walk;	/* the kind of the current (or last) walk */
+	u64 sync_pos;		/* groups known to be in sync */
+
+	/*
+	 * Rebuild of one member onto a replacement (table "rebuild <m>").
+	 * Its chunk of a group is readable once the group's bit is set in
+	 * @rb_done: by the walk, in group order, or first thing when a write
+	 * that locked the group starts (the write may read it).  Until then
+	 * reads of it are rebuilt from the others, as for a failed member.
+	 */
+	int rb_member;		/* the member, or -1 */
+	bool rb_active;		/* it has groups not yet rebuilt */
+	unsigned long *rb_done;	/* groups whose chunk of it is rebuilt */
+	u64 rb_pos;		/* the walk's next group */
+	struct work_struct prebuild_work;
+	struct list_head prebuild;	/* writes whose groups come first */
+	bool scrub_stop;
+	unsigned long scrub_running;	/* bit 0: a walk is under way */
+	u64 scrub_pos;		/* groups done */
+	u64 mismatches;		/* groups whose parity did not match */
+};
+
+/* The parity layouts' private state (sc->priv). */
+static inline struct ssa_parity *ssa_par(struct ssa_ctx *sc)
+{
+	return sc->priv;
+}
+
+static inline struct ssa_child *to_child(struct bio *bio)
+{
+	return container_of(bio, struct ssa_child, bio);
+}
+
+static inline struct ssa_ptask *ssa_parity_task(struct ssa_pgroup *pg,
+						struct ssa_pop *op)
+{
+	return &op->tasks[pg->xfirst + pg->nr_reads];
+}
+
+static inline unsigned int ssa_pages_of(u32 sectors)
+{
+	return DIV_ROUND_UP(sectors << SECTOR_SHIFT, PAGE_SIZE);
+}
+
+static inline struct page **ssa_task_pages(struct ssa_ptask *t)
+{
+	return &t->op->pages[t->page0];
+}
+
+static inline void *ssa_buf_at(struct page **pages, u32 byte)
+{
+	return page_address(pages[byte >> PAGE_SHIFT]) + offset_in_page(byte);
+}
+
+/* What ssa_xfer() does with the bytes it moves. */
+enum ssa_xfer {
+	SSA_XFER_COPY_IN,	/* bio data -> buffer */
+	SSA_XFER_XOR_IN,	/* buffer ^= bio data */
+	SSA_XFER_COPY_OUT,	/* buffer -> bio data */
+};
+
+/* ssa-parity-buf.c */
+void ssa_xor_buf(struct page **dst, u32 doff, struct page **src, u32 soff,
+		 u32 bytes);
+void ssa_xfer(struct bio *bio, struct bvec_iter *it, struct page **buf, u32 off,
+	      u32 bytes, enum ssa_xfer how);
+void ssa_zero_buf(struct page **pages, u32 bytes);
+void ssa_compute_parity(struct ssa_pop *op, struct ssa_pgroup *pg);
+struct hlist_head *ssa_bucket(struct ssa_parity *par, u64 key);
+bool ssa_lock_or_wait(struct ssa_parity *par, struct ssa_pop *op);
+void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op);
+void ssa_get_pages(struct ssa_parity *par, struct ssa_pop *op);
+void ssa_put_pages(struct ssa_parity *par, struct ssa_pop *op);
+
+/* ssa-parity-plan.c */
+u64 ssa_plan(struct ssa_ctx *sc, struct ssa_pop *op, u64 start, u64 end);
+
+/* ssa-parity-write.c */
+unsigned int ssa_nr_failed(struct ssa_ctx *sc, int *first);
+bool ssa_rb_active(struct ssa_ctx *sc);
+unsigned int ssa_nr_lost(struct ssa_ctx *sc);
+bool ssa_parity_degraded(struct ssa_ctx *sc);
+bool ssa_survivable(struct ssa_ctx *sc, blk_status_t status);
+void ssa_try_parity(struct ssa_pop *op, struct ssa_pgroup *pg);
+void ssa_parity_started(struct bio *bio);
+void ssa_op_start(struct ssa_pop *op, bool from_map);
+void ssa_rb_refuse(struct ssa_pop *op);
+void ssa_op_go(struct ssa_pop *op, bool from_map);
+void ssa_parity_work(struct work_struct *work);
+void ssa_start_work(struct work_struct *work);
+int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		     u64 start, u64 end);
+void ssa_parity_join(struct ssa_io *io);
+
+/* ssa-parity-walk.c */
+void ssa_wait_lock(struct ssa_parity *par, struct ssa_plock *lk, u64 key);
+void ssa_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk);
+void ssa_unsynced_warn(struct ssa_ctx *sc, int m);
+void ssa_scrub_work(struct work_struct *work);
+int ssa_parity_scrub(struct ssa_ctx *sc, bool repair);
+void ssa_parity_scrub_stop(struct ssa_ctx *sc);
+int ssa_parity_idle(struct ssa_ctx *sc);
+void ssa_parity_resume(struct ssa_ctx *sc);
+bool ssa_span_synced(struct ssa_ctx *sc, const struct ssa_group *grp,
+		     u32 nchunks);
+int ssa_unsynced(struct ssa_ctx *sc, unsigned int f, u64 idx);
+void ssa_prebuild_work(struct work_struct *work);
+
+/* ssa-parity-read.c */
+int ssa_read_others(struct ssa_ctx *sc, const struct ssa_group *grp,
+		    unsigned int f, u32 off, u32 n);
+void ssa_xor_others(struct ssa_ctx *sc, unsigned int f, u32 sectors);
+void ssa_recover_work(struct work_struct *work);
+void ssa_recon_work(struct work_struct *work);
+bool ssa_parity_retry_read(struct ssa_ctx *sc, struct bio *bio,
+			   blk_status_t status, bool child);
+int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		    u64 start, u64 end);
+
+#endif /* SSA_PARITY_H */
