@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # ssatrace, the libbpf tracer: records match fio and the status counters,
-# timestamps are ordered, response times agree with fio's, JSON and
-# histogram modes, filters, a ring-buffer overrun that loses records
+# timestamps are ordered, response times agree with fio's, JSON, binary
+# (decoded afterwards) and histogram modes, filters, a ring-buffer overrun that loses records
 # without harm, two volumes traced at once, parity children and records
 # too small for a request's children, and attaching or detaching while
 # requests are in flight.
@@ -83,6 +83,53 @@ PY
 	grep -q " 0 lost" "$WORK/ssatrace.err" || { fail "records were lost"; rc=1; }
 	grep -q " 0 children not recorded, 0 requests truncated" "$WORK/ssatrace.err" ||
 		{ fail "children were not recorded"; rc=1; }
+	return $rc
+}
+
+# --format bin: the raw records, decoded afterwards, are the CSV lines a
+# second ssatrace recorded beside it, record for record; a file cut short
+# or not of this format is refused with its message.
+ssatrace_record_bin() {
+	local rc=0 members pid_csv n i
+	ssat_ready || return $KSFT_SKIP
+	members=$(cfg_nullb_members 4 2000000) || return 1
+	vol_create ssat-s $((4 * 65536)) stripe 16 "$members" 2 queue_depth 1 || return 1
+	mkdir -p "$WORK"
+	"$SSATRACE" record -o "$WORK/rec.csv" 2> "$WORK/csv.err" &
+	pid_csv=$!
+	for i in $(seq 240); do
+		grep -q "tracing dm-ssastripe" "$WORK/csv.err" && break
+		sleep 0.25
+	done
+	ssatrace_start record --format bin -o "$WORK/rec.bin" ||
+		{ fail "ssatrace --format bin did not start"; stop_tracer "$pid_csv" ssatrace; return 1; }
+	(cd "$WORK" && fio --name=s --filename=/dev/mapper/ssat-s --direct=1 --ioengine=libaio \
+		--rw=randrw --bssplit=4k/60:32k/20:64k/20 --iodepth=4 --number_ios=600 \
+		--output="$WORK/fio.out") || { fail "fio failed"; rc=1; }
+	sleep 1
+	ssatrace_stop
+	stop_tracer "$pid_csv" ssatrace
+	cat "$WORK/ssatrace.err" "$WORK/csv.err"
+	grep -q " 0 lost" "$WORK/ssatrace.err" && grep -q " 0 lost" "$WORK/csv.err" ||
+		{ fail "records were lost"; rc=1; }
+	"$SSATRACE" decode "$WORK/rec.bin" -o "$WORK/dec.csv" 2> "$WORK/dec.err" ||
+		{ cat "$WORK/dec.err"; fail "decode failed"; rc=1; }
+	cat "$WORK/dec.err"
+	n=$(($(wc -l < "$WORK/rec.csv") - 1))
+	[ "$n" -ge 600 ] || { fail "only $n records in the CSV"; rc=1; }
+	grep -q "^ssatrace: $n records decoded$" "$WORK/dec.err" ||
+		{ fail "decode did not count $n records"; rc=1; }
+	expect_eq "decoded records = CSV records" "$(sort "$WORK/dec.csv" | sha256sum)" \
+		"$(sort "$WORK/rec.csv" | sha256sum)" || rc=1
+	head -c $(($(stat -c %s "$WORK/rec.bin") - 10)) "$WORK/rec.bin" > "$WORK/cut.bin"
+	"$SSATRACE" decode "$WORK/cut.bin" -o /dev/null 2> "$WORK/cut.err" &&
+		{ fail "a file cut short decoded without an error"; rc=1; }
+	grep -q "cut short after $((n - 1)) records" "$WORK/cut.err" ||
+		{ cat "$WORK/cut.err"; fail "no message for the cut file"; rc=1; }
+	"$SSATRACE" decode "$WORK/rec.csv" -o /dev/null 2> "$WORK/bad.err" &&
+		{ fail "a CSV file decoded"; rc=1; }
+	grep -q "not a file of ssatrace record --format bin" "$WORK/bad.err" ||
+		{ cat "$WORK/bad.err"; fail "no message for a file of another format"; rc=1; }
 	return $rc
 }
 
@@ -560,6 +607,7 @@ PY
 
 register ssatrace_record_csv ssatrace_record csv
 register ssatrace_record_json ssatrace_record json
+register ssatrace_record_bin ssatrace_record_bin
 register ssatrace_hist ssatrace_hist
 register ssatrace_hist_devices ssatrace_hist_devices
 register ssatrace_filters ssatrace_filters

@@ -2,8 +2,9 @@
 /*
  * ssatrace - follow dm-ssastripe requests from fork to join.
  *
- *   ssatrace record [-o FILE] [--format csv|json]   one record per request
- *   ssatrace hist [-i SECONDS]                       log2 histograms
+ *   ssatrace record [-o FILE] [--format csv|json|bin]  one record per request
+ *   ssatrace hist [-i SECONDS]                          log2 histograms
+ *   ssatrace decode FILE [-o FILE] [--format csv|json]  bin records as text
  *
  * Common filters: -D DEVICE, -O OP, -m MIN_USEC, -d SECONDS.
  * Timestamps are CLOCK_MONOTONIC nanoseconds, taken by the module
@@ -26,8 +27,25 @@
 #include "record.h"
 #include "ssatrace.skel.h"
 
-enum mode { MODE_RECORD, MODE_HIST };
-enum format { FMT_CSV, FMT_JSON };
+enum mode { MODE_RECORD, MODE_HIST, MODE_DECODE };
+enum format { FMT_CSV, FMT_JSON, FMT_BIN };
+
+/*
+ * The binary record file (--format bin): this header, then per request a
+ * __u32 byte count and the sample as the module's BPF side delivered it
+ * (struct ssa_trace_req, its slots, and with --disk a __u64 per slot), in
+ * the host's byte order.  Decoding is cheap where formatting is not:
+ * recording on the workload's own CPU costs a copy per record.
+ */
+#define SSATRACE_BIN_MAGIC	"SSATRBIN"
+#define SSATRACE_BIN_VERSION	1
+#define SSATRACE_BIN_DISK	1u	/* flags: recorded with --disk */
+
+struct ssatrace_bin_header {
+	char magic[8];
+	__u32 version;
+	__u32 flags;
+};
 
 #define STR_(x)	#x
 #define STR(x)	STR_(x)
@@ -41,6 +59,7 @@ static struct env {
 	enum mode mode;
 	enum format format;
 	const char *output;
+	const char *input;	/* decode */
 	const char *device;
 	int op;
 	unsigned long long min_lat_us;
@@ -51,12 +70,13 @@ static struct env {
 	long buffer_kib;
 } env = { .op = -1, .interval = 0 };
 
-const char *argp_program_version = "ssatrace 1.3";
+const char *argp_program_version = "ssatrace 1.4";
 static const char doc[] =
 "Follow dm-ssastripe requests from fork to join.\n"
 "\n"
-"USAGE: ssatrace record [-o FILE] [--format csv|json] [-b KIB] [filters]\n"
+"USAGE: ssatrace record [-o FILE] [--format csv|json|bin] [-b KIB] [filters]\n"
 "       ssatrace hist [-i SECONDS] [filters]\n"
+"       ssatrace decode FILE [-o FILE] [--format csv|json]\n"
 "\n"
 "EXAMPLES:\n"
 "    ssatrace record -o run.csv -d 30        # 30 s of per-request records\n"
@@ -64,11 +84,14 @@ static const char doc[] =
 "    ssatrace hist -i 1 -O read              # read histograms every second\n"
 "    ssatrace record -m 10000                # only requests slower than 10 ms\n"
 "    ssatrace record --disk -o run.csv       # plus when each ssadisk member\n"
-"                                            # began serving each child\n";
+"                                            # began serving each child\n"
+"    ssatrace record -f bin -o run.bin       # cheapest on a busy CPU, then\n"
+"    ssatrace decode run.bin -o run.csv      # the same CSV, afterwards\n";
 
 static const struct argp_option opts[] = {
 	{ "output", 'o', "FILE", 0, "record: write records to FILE (default stdout)", 0 },
-	{ "format", 'f', "FMT", 0, "record: csv (default) or json (JSON lines)", 0 },
+	{ "format", 'f', "FMT", 0, "record: csv (default), json (JSON lines) or bin (raw "
+	  "records, for decode); decode: csv or json", 0 },
 	{ "buffer", 'b', "KIB", 0, "record: ring buffer size in KiB, a power of two "
 	  "(default 16384); records that find it full are counted lost", 0 },
 	{ "interval", 'i', "SECONDS", 0, "hist: print every SECONDS (default: at the end)", 0 },
@@ -121,8 +144,10 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			env.format = FMT_CSV;
 		else if (!strcmp(arg, "json"))
 			env.format = FMT_JSON;
+		else if (!strcmp(arg, "bin"))
+			env.format = FMT_BIN;
 		else
-			argp_error(state, "format must be csv or json: %s", arg);
+			argp_error(state, "format must be csv, json or bin: %s", arg);
 		break;
 	case 'i':
 		env.interval = parse_num(arg, "interval", state);
@@ -158,18 +183,35 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.disk = true;
 		break;
 	case ARGP_KEY_ARG:
+		if (state->arg_num == 1 && env.mode == MODE_DECODE) {
+			env.input = arg;
+			break;
+		}
 		if (state->arg_num)
 			argp_usage(state);
 		if (!strcmp(arg, "record"))
 			env.mode = MODE_RECORD;
 		else if (!strcmp(arg, "hist"))
 			env.mode = MODE_HIST;
+		else if (!strcmp(arg, "decode"))
+			env.mode = MODE_DECODE;
 		else
-			argp_error(state, "mode must be record or hist: %s", arg);
+			argp_error(state, "mode must be record, hist or decode: %s", arg);
 		break;
 	case ARGP_KEY_END:
 		if (state->arg_num < 1)
-			argp_error(state, "which mode: record or hist?");
+			argp_error(state, "which mode: record, hist or decode?");
+		if (env.mode == MODE_DECODE) {
+			if (!env.input)
+				argp_error(state, "decode needs the file recorded with --format bin");
+			if (env.format == FMT_BIN)
+				argp_error(state, "decode writes csv or json");
+			if (env.device || env.op >= 0 || env.min_lat_us || env.duration ||
+			    env.disk || env.buffer_kib || env.interval)
+				argp_error(state, "decode takes only -o and --format "
+					   "(filter when recording)");
+			break;
+		}
 		/* hist has no per-child disk times to show: do not link for nothing */
 		if (env.disk && env.mode != MODE_RECORD)
 			argp_error(state, "--disk is for record mode");
@@ -255,6 +297,27 @@ static bool lines_out(void)
 	fprintf(stderr, "ssatrace: writing the records failed: %s\n", strerror(errno));
 	failed = true;
 	return false;
+}
+
+/* --format bin: the sample as it came, after its size. */
+static void put_raw(const void *data, __u32 size)
+{
+	if (sizeof(line_buf) - line_len < sizeof(size) + size)
+		lines_flush();
+	memcpy(line_buf + line_len, &size, sizeof(size));
+	memcpy(line_buf + line_len + sizeof(size), data, size);
+	line_len += sizeof(size) + size;
+}
+
+static void print_bin_header(void)
+{
+	struct ssatrace_bin_header h = {
+		.version = SSATRACE_BIN_VERSION,
+		.flags = env.disk ? SSATRACE_BIN_DISK : 0,
+	};
+
+	memcpy(h.magic, SSATRACE_BIN_MAGIC, sizeof(h.magic));
+	fwrite(&h, sizeof(h), 1, out);
 }
 
 static void print_record(const struct ssa_trace_req *r, const struct ssa_trace_derived *d,
@@ -421,6 +484,11 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	nr_records++;
+	if (env.format == FMT_BIN) {
+		/* counted when decoded */
+		put_raw(data, size);
+		return 0;
+	}
 	ssa_trace_derive(r, &d);
 	nr_incomplete += r->nr_slots - d.nr_valid;
 	nr_truncated += r->nr_children > r->nr_slots;
@@ -492,6 +560,67 @@ static void report_counts(struct ssatrace_bpf *skel)
 		fprintf(stderr, "ssatrace: %llu samples of unknown size skipped\n", nr_bad);
 }
 
+/*
+ * ssatrace decode: a --format bin file as the CSV or JSON lines the
+ * recording would have written.  0, or 1 having said why.
+ */
+static int decode(void)
+{
+	struct ssatrace_bin_header h;
+	static char sample[SSATRACE_LINE_MAX];
+	FILE *in = fopen(env.input, "rb");
+	__u32 size;
+	int err = 0;
+
+	if (!in) {
+		fprintf(stderr, "ssatrace: %s: %s\n", env.input, strerror(errno));
+		return 1;
+	}
+	if (fread(&h, sizeof(h), 1, in) != 1 ||
+	    memcmp(h.magic, SSATRACE_BIN_MAGIC, sizeof(h.magic))) {
+		fprintf(stderr, "ssatrace: %s: not a file of ssatrace record --format bin\n",
+			env.input);
+		fclose(in);
+		return 1;
+	}
+	if (h.version != SSATRACE_BIN_VERSION) {
+		fprintf(stderr, "ssatrace: %s: format version %u, this ssatrace reads %u\n",
+			env.input, h.version, SSATRACE_BIN_VERSION);
+		fclose(in);
+		return 1;
+	}
+	env.disk = h.flags & SSATRACE_BIN_DISK;
+	if (env.format == FMT_CSV)
+		print_csv_header();
+	while (fread(&size, sizeof(size), 1, in) == 1) {
+		if (size > sizeof(sample) || fread(sample, size, 1, in) != 1) {
+			fprintf(stderr, "ssatrace: %s: cut short after %llu records\n",
+				env.input, nr_records);
+			err = 1;
+			break;
+		}
+		handle_event(NULL, sample, size);
+		if (line_len > sizeof(line_buf) / 2 && !lines_out()) {
+			err = 1;
+			break;
+		}
+	}
+	if (ferror(in)) {
+		fprintf(stderr, "ssatrace: reading %s: %s\n", env.input, strerror(errno));
+		err = 1;
+	}
+	fclose(in);
+	if (!lines_out())
+		err = 1;
+	fprintf(stderr, "ssatrace: %llu records decoded", nr_records);
+	if (nr_incomplete || nr_truncated || nr_bad)
+		fprintf(stderr, "; %llu child slots empty, %llu requests with more children "
+			"than slots, %llu samples of no known size",
+			nr_incomplete, nr_truncated, nr_bad);
+	fprintf(stderr, "\n");
+	return err;
+}
+
 static __u64 now_s(void)
 {
 	struct timespec ts;
@@ -516,6 +645,22 @@ int main(int argc, char **argv)
 	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	if (err)
 		return err;
+	if (env.mode == MODE_DECODE) {
+		out = stdout;
+		if (env.output) {
+			out = fopen(env.output, "w");
+			if (!out) {
+				fprintf(stderr, "ssatrace: %s: %s\n", env.output, strerror(errno));
+				return 1;
+			}
+		}
+		err = decode();
+		if (out != stdout && fclose(out)) {
+			fprintf(stderr, "ssatrace: %s: %s\n", env.output, strerror(errno));
+			err = 1;
+		}
+		return err;
+	}
 	if (env.device && resolve_device(env.device, &dev)) {
 		fprintf(stderr, "ssatrace: no block device '%s'\n", env.device);
 		return 1;
@@ -597,6 +742,8 @@ int main(int argc, char **argv)
 	signal(SIGTERM, sig_handler);
 	if (env.mode == MODE_RECORD && env.format == FMT_CSV)
 		print_csv_header();
+	if (env.mode == MODE_RECORD && env.format == FMT_BIN)
+		print_bin_header();
 	fprintf(stderr, "ssatrace: tracing dm-ssastripe requests%s\n",
 		env.duration ? "" : "; Ctrl-C to stop");
 
