@@ -123,9 +123,19 @@ ssadisk_compare() {
 	# one pass (the replay is slow under TCG): the plot and the numbers
 	"$TOP/tools/ssa" compare "${files[@]}" --plot "$WORK/cmp.png" --json >"$WORK/cmp.json" ||
 		{ fail "ssa compare failed"; rc=1; }
-	"$TOP/.venv/bin/python3" - "$WORK/cmp.json" <<'PY' || rc=1
+	# The check needs the Poisson arrivals fio was asked for.  On a host
+	# too busy to run the guest on time (plain TCG), fio's submissions
+	# bunch up (arrival cv2 3-7 was seen beside four other guests on two
+	# cores): then the model has nothing to be compared with, and the
+	# test says so and skips rather than judge it.
+	local r_check
+	"$TOP/.venv/bin/python3" - "$WORK/cmp.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
+cv2 = max(r["arrival_cv2"] for r in doc["rows"])
+if cv2 > 2.0:
+    print(f"# arrival cv2 up to {cv2:.2f}: not the Poisson stream asked for")
+    sys.exit(4)
 bad = 0
 for want, r, m in zip((250, 500), doc["rows"], doc["measured"]):
     svc = max(c["low"]["service_s"][0] for c in m["members"].values())
@@ -141,6 +151,13 @@ for want, r, m in zip((250, 500), doc["rows"], doc["measured"]):
         print(f"# model {r['predicted_s']} outside (service {svc}, measured + 15 %)"); bad = 1
 sys.exit(bad)
 PY
+	r_check=$?
+	if [ $r_check = 4 ]; then
+		dmsetup remove ssat-v
+		skip "the host delayed the guest: fio's arrivals were not Poisson"
+		return $KSFT_SKIP
+	fi
+	[ $r_check = 0 ] || rc=1
 	[ -s "$WORK/cmp.png" ] || { fail "no plot written"; rc=1; }
 	# keep the records and the plot of a failure next to the logs
 	[ $rc = 0 ] || cp "${files[@]}" "$WORK/cmp.png" "${logdir:-/nonexistent}/" 2>/dev/null
