@@ -92,14 +92,23 @@ $(BUILD)/unit/test_args: tests/unit/test_args.c tests/unit/kcompat.h tests/unit/
 	gcc -O2 -Wall -Wextra -Werror -Itests/unit -Idm-ssastripe -o $@ \
 		tests/unit/test_args.c dm-ssastripe/ssa-args.c
 
+$(BUILD)/unit/test_plan: tests/unit/test_plan.c tests/unit/kcompat.h tests/unit/tap.h \
+		dm-ssastripe/ssa-parity-plan.c dm-ssastripe/ssa-parity-plan.h \
+		dm-ssastripe/ssa-layout.c dm-ssastripe/ssa-layout.h
+	@mkdir -p $(@D)
+	gcc -O2 -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Werror -Itests/unit \
+		-Idm-ssastripe -o $@ tests/unit/test_plan.c dm-ssastripe/ssa-parity-plan.c \
+		dm-ssastripe/ssa-layout.c
+
 UNIT := $(BUILD)/unit/test_layout $(BUILD)/unit/test_disk $(BUILD)/unit/test_ssatrace \
-	$(BUILD)/unit/test_args
+	$(BUILD)/unit/test_args $(BUILD)/unit/test_plan
 
 unit: $(UNIT)
 	@$(BUILD)/unit/test_layout
 	@$(BUILD)/unit/test_disk
 	@$(BUILD)/unit/test_ssatrace
 	@$(BUILD)/unit/test_args
+	@$(BUILD)/unit/test_plan
 
 lint: bootstrap
 	@tests/lint

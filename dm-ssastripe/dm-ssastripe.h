@@ -70,14 +70,6 @@ enum ssa_sync {
 	SSA_NR_SYNC,
 };
 
-/* Parity layouts: how a partial-stripe write gets its new parity. */
-enum ssa_wmethod {
-	SSA_WM_AUTO,		/* whichever reads less; rmw on a tie */
-	SSA_WM_RMW,		/* read-modify-write (seed 002's model) */
-	SSA_WM_RCW,		/* reconstruct-write */
-	SSA_NR_WMETHODS,
-};
-
 struct ssa_ctx;
 struct ssa_parity;
 struct ssa_pop;

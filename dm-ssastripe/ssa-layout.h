@@ -153,4 +153,12 @@ u64 ssa_pstripe_data_chunks(const struct ssa_geom *g);
 /* Sectors of each share when a read of @len is split among @n copies. */
 u64 ssa_split_share(u64 len, u32 n, u32 align);
 
+/* Parity layouts: how a partial-stripe write gets its new parity. */
+enum ssa_wmethod {
+	SSA_WM_AUTO,		/* whichever reads less; rmw on a tie */
+	SSA_WM_RMW,		/* read-modify-write (seed 002's model) */
+	SSA_WM_RCW,		/* reconstruct-write */
+	SSA_NR_WMETHODS,
+};
+
 #endif /* SSA_LAYOUT_H */

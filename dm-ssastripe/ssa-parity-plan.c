@@ -4,12 +4,16 @@
  * each, the tasks and the pages it needs, and where to cut it so that it
  * fits in one operation.
  */
-#include "ssa-parity.h"
+#ifdef __KERNEL__
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <linux/string.h>
+#endif
 
-/* ---- planning ------------------------------------------------------- */
+#include "ssa-parity-plan.h"
 
 /* Reads, tasks and pages the group needs with @method. */
-static void ssa_method_cost(struct ssa_ctx *sc, struct ssa_pop *op,
+static void ssa_method_cost(const struct ssa_plan_in *in, struct ssa_pop *op,
 			    struct ssa_pgroup *pg, unsigned int method,
 			    unsigned int *reads, unsigned int *pages)
 {
@@ -31,7 +35,7 @@ static void ssa_method_cost(struct ssa_ctx *sc, struct ssa_pop *op,
 
 		covering += t->lo == pg->lo && t->hi == pg->hi;
 	}
-	*reads = sc->nr_members - 1 - covering;
+	*reads = in->nr_members - 1 - covering;
 	*pages = (*reads + 1) * ssa_pages_of(span);
 }
 
@@ -40,11 +44,11 @@ static void ssa_method_cost(struct ssa_ctx *sc, struct ssa_pop *op,
  * reads, rmw on a tie).  If that does not fit in @budget pages and the
  * other does, take the other.  Returns the pages, and the tasks in *tasks.
  */
-static unsigned int ssa_plan_method(struct ssa_ctx *sc, struct ssa_pop *op,
-				    struct ssa_pgroup *pg, unsigned int budget,
-				    unsigned int *tasks)
+static unsigned int ssa_plan_method(const struct ssa_plan_in *in,
+				    struct ssa_pop *op, struct ssa_pgroup *pg,
+				    unsigned int budget, unsigned int *tasks)
 {
-	unsigned int method = READ_ONCE(sc->write_method);
+	unsigned int method = in->write_method;
 	unsigned int r_rmw, p_rmw, r_rcw, p_rcw, i;
 
 	pg->lo = U32_MAX;
@@ -59,7 +63,7 @@ static unsigned int ssa_plan_method(struct ssa_ctx *sc, struct ssa_pop *op,
 		*tasks = pg->nr_data;
 		return 0;
 	}
-	ssa_method_cost(sc, op, pg, SSA_WM_RMW, &r_rmw, &p_rmw);
+	ssa_method_cost(in, op, pg, SSA_WM_RMW, &r_rmw, &p_rmw);
 	if (op->failed >= 0) {
 		/*
 		 * Degraded: rcw would read the failed member, or leave its
@@ -69,7 +73,7 @@ static unsigned int ssa_plan_method(struct ssa_ctx *sc, struct ssa_pop *op,
 		*tasks = pg->nr_data + 1;
 		return p_rmw;
 	}
-	ssa_method_cost(sc, op, pg, SSA_WM_RCW, &r_rcw, &p_rcw);
+	ssa_method_cost(in, op, pg, SSA_WM_RCW, &r_rcw, &p_rcw);
 	if (method == SSA_WM_AUTO)
 		method = r_rcw < r_rmw ? SSA_WM_RCW : SSA_WM_RMW;
 	if (method == SSA_WM_RCW && p_rcw > budget && p_rmw <= budget)
@@ -86,7 +90,7 @@ static unsigned int ssa_plan_method(struct ssa_ctx *sc, struct ssa_pop *op,
 }
 
 /* Append the group's read and parity tasks and place its buffers. */
-static void ssa_close_group(struct ssa_ctx *sc, struct ssa_pop *op,
+static void ssa_close_group(const struct ssa_plan_in *in, struct ssa_pop *op,
 			    struct ssa_pgroup *pg)
 {
 	u32 span = pg->hi - pg->lo;
@@ -113,7 +117,7 @@ static void ssa_close_group(struct ssa_ctx *sc, struct ssa_pop *op,
 	if (pg->method == SSA_WM_DATA_ONLY)
 		return;
 	if (pg->method == SSA_WM_RCW) {
-		for (m = 0; m < sc->nr_members; m++) {
+		for (m = 0; m < in->nr_members; m++) {
 			bool covered = false;
 
 			if (m == pg->grp.pmember)
@@ -165,17 +169,17 @@ static void ssa_plan_totals(struct ssa_pop *op, unsigned int *pages,
 }
 
 /* (Re)decide the last group's method and cost; false if over budget. */
-static bool ssa_plan_fits(struct ssa_ctx *sc, struct ssa_pop *op)
+static bool ssa_plan_fits(const struct ssa_plan_in *in, struct ssa_pop *op)
 {
 	struct ssa_pgroup *pg = &op->groups[op->nr_groups - 1];
 	unsigned int pages, extra, tasks;
 
 	ssa_plan_totals(op, &pages, &extra);
-	pg->cost_pages = ssa_plan_method(sc, op, pg, SSA_OP_PAGES - pages,
+	pg->cost_pages = ssa_plan_method(in, op, pg, SSA_OP_PAGES - pages,
 					 &tasks);
 	pg->cost_extra = tasks - pg->nr_data;
 	return pages + pg->cost_pages <= SSA_OP_PAGES &&
-	       op->nr_tasks + extra + pg->cost_extra <= ssa_par(sc)->max_tasks;
+	       op->nr_tasks + extra + pg->cost_extra <= in->max_tasks;
 }
 
 /*
@@ -183,10 +187,11 @@ static bool ssa_plan_fits(struct ssa_ctx *sc, struct ssa_pop *op)
  * tasks, piece by piece, stopping before a piece that would not fit; then
  * each group's reads and parity task.  Returns the end actually planned.
  */
-u64 ssa_plan(struct ssa_ctx *sc, struct ssa_pop *op, u64 start,
+u64 ssa_plan(const struct ssa_plan_in *in, struct ssa_pop *op, u64 start,
 	     u64 end)
 {
-	const struct ssa_layout *l = sc->layout;
+	const struct ssa_layout *l = in->layout;
+	const struct ssa_geom *geom = in->geom;
 	bool pstripe = l->id == SSA_LAYOUT_PSTRIPE;
 	struct ssa_pgroup *pg = NULL;
 	struct ssa_extent e;
@@ -203,10 +208,10 @@ u64 ssa_plan(struct ssa_ctx *sc, struct ssa_pop *op, u64 start,
 	for (ls = start; ls < end; ls += len) {
 		enum { SAME, EXTEND, NEW } how;
 
-		l->map(&sc->geom, ls, &e);
+		l->map(geom, ls, &e);
 		len = min(e.len, end - ls);
-		l->group_of(&sc->geom, e.member,
-			    ssa_chunk_index(&sc->geom, e.msector, &off), &grp);
+		l->group_of(geom, e.member, ssa_chunk_index(geom, e.msector, &off),
+			    &grp);
 
 		if (pg && !pstripe && grp.idx == pg->grp.idx)
 			how = SAME;	/* raid5: the row's next member */
@@ -214,15 +219,15 @@ u64 ssa_plan(struct ssa_ctx *sc, struct ssa_pop *op, u64 start,
 			 e.member == op->tasks[pg->first].member &&
 			 grp.pmember == pg->grp.pmember &&
 			 grp.idx == pg->grp.idx +
-				    (u64)pg->nchunks * sc->nr_members &&
-			 (pg->nchunks + 1) * sc->geom.chunk <= SSA_SPAN_SECTORS)
+				    (u64)pg->nchunks * in->nr_members &&
+			 (pg->nchunks + 1) * geom->chunk <= SSA_SPAN_SECTORS)
 			how = EXTEND;	/* pstripe: the segment's next chunk */
 		else
 			how = NEW;
 
 		if (ls > start &&
 		    (op->nr_locks == SSA_OP_LOCKS ||
-		     op->nr_tasks == ssa_par(sc)->max_tasks ||
+		     op->nr_tasks == in->max_tasks ||
 		     (how == NEW && op->nr_groups == SSA_OP_GROUPS)))
 			break;
 
@@ -250,7 +255,7 @@ u64 ssa_plan(struct ssa_ctx *sc, struct ssa_pop *op, u64 start,
 				pg->nchunks = 1;
 		}
 
-		if (ssa_plan_fits(sc, op) || ls == start)
+		if (ssa_plan_fits(in, op) || ls == start)
 			continue;
 
 		/* does not fit: take the piece back and stop before it */
@@ -265,12 +270,12 @@ u64 ssa_plan(struct ssa_ctx *sc, struct ssa_pop *op, u64 start,
 		}
 		if (how == NEW)
 			op->nr_groups--;
-		ssa_plan_fits(sc, op);
+		ssa_plan_fits(in, op);
 		break;
 	}
 
 	for (g = 0; g < op->nr_groups; g++)
-		ssa_close_group(sc, op, &op->groups[g]);
+		ssa_close_group(in, op, &op->groups[g]);
 	for (g = 0; g < op->nr_tasks; g++)
 		op->tasks[g].op = op;
 	return ls < end ? ls : end;

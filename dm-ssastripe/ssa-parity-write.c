@@ -459,6 +459,13 @@ int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io,
 		     struct bio *bio, u64 start, u64 end)
 {
 	struct ssa_parity *par = ssa_par(sc);
+	struct ssa_plan_in in = {
+		.layout = sc->layout,
+		.geom = &sc->geom,
+		.nr_members = sc->nr_members,
+		.write_method = READ_ONCE(sc->write_method),
+		.max_tasks = par->max_tasks,
+	};
 	struct ssa_pop *op;
 	unsigned int i, children = 0;
 	bool locked;
@@ -490,7 +497,7 @@ int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io,
 	op->nr_alloc = 0;
 	io->pop = op;
 
-	cut = ssa_plan(sc, op, start, end);
+	cut = ssa_plan(&in, op, start, end);
 	if (cut < end) {
 		dm_accept_partial_bio(bio, cut - start);
 		end = cut;

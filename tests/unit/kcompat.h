@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Just enough of the kernel's types and helpers to compile the module's
- * pure code (dm-ssastripe/ssa-layout.c, ssa-disk-model.c) as a host program.
+ * pure code (dm-ssastripe/ssa-layout.c, ssa-disk-model.c, ssa-args.c,
+ * ssa-parity-plan.c) as a host program.
  */
 #ifndef SSA_KCOMPAT_H
 #define SSA_KCOMPAT_H
@@ -16,6 +17,22 @@
 typedef uint32_t u32;
 typedef uint64_t u64;
 typedef uint16_t u16;
+typedef uint8_t u8;
+
+#define U32_MAX UINT32_MAX
+#define SECTOR_SHIFT 9
+#define PAGE_SHIFT 12
+#define PAGE_SIZE (1UL << PAGE_SHIFT)
+#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#define max(a, b) ((a) > (b) ? (a) : (b))
+
+/* types that the parity plan's structs hold but the planner never uses */
+struct list_head { struct list_head *next, *prev; };
+struct hlist_node { struct hlist_node *next, **pprev; };
+typedef struct { int counter; } atomic_t;
+typedef u8 blk_status_t;
+struct bvec_iter { u64 bi_sector; u32 bi_size, bi_idx, bi_bvec_done; };
 
 #define BIT(n) (1UL << (n))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
