@@ -250,6 +250,25 @@ struct ssa_cstate {
 };
 
 /*
+ * A child's state: member @m at @msector (relative to its data area),
+ * @len sectors, child number @idx, in scheduling class @class, doing @op;
+ * no start hook.  What is not known yet (a clone's length, its number and
+ * op) ssa_issue() sets.  @counted belongs to the dispatcher.
+ */
+static inline void ssa_cstate_set(struct ssa_cstate *cs, unsigned int m,
+				  u64 msector, u32 len, u32 idx, u8 class,
+				  u8 op)
+{
+	cs->member = m;
+	cs->msector = msector;
+	cs->len = len;
+	cs->idx = idx;
+	cs->class = class;
+	cs->op = op;
+	cs->start_hook = false;
+}
+
+/*
  * Per-bio data of every bio DM hands the target (the parent of a fork).
  * @segs is scratch for the fork: the bvec count each member's child needs.
  */

@@ -693,10 +693,7 @@ void ssa_child_init(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 
 	c->sc = sc;
 	c->io = io;
-	c->cs.member = m;
-	c->cs.msector = msector;
-	c->cs.class = SSA_CLASS_LOW;
-	c->cs.start_hook = false;
+	ssa_cstate_set(&c->cs, m, msector, 0, 0, SSA_CLASS_LOW, SSA_OP_OTHER);
 	bio->bi_end_io = ssa_child_endio;
 	bio->bi_private = NULL;
 }
@@ -945,13 +942,8 @@ void ssa_remap_parent(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	ssa_trace_fork(sc, io, op, start, end - start, 1);
 	io->remapped = true;
 	io->nr_children = 1;
-	cs->member = e->member;
-	cs->msector = e->msector;
-	cs->len = end - start;
-	cs->idx = 0;
-	cs->class = SSA_CLASS_LOW;
-	cs->start_hook = false;
-	cs->op = op;
+	ssa_cstate_set(cs, e->member, e->msector, end - start, 0,
+		       SSA_CLASS_LOW, op);
 	bio_set_dev(bio, sc->members[e->member].dev->bdev);
 	bio->bi_iter.bi_sector = sc->members[e->member].offset + e->msector;
 	__ssa_submit_child(sc, bio, io, cs, true);
@@ -1070,13 +1062,9 @@ int ssa_inject_high(struct ssa_ctx *sc, unsigned int m, unsigned int count)
 		c = to_child(bio);
 		c->sc = sc;
 		c->io = NULL;
-		c->cs.member = m;
-		c->cs.msector = (i % slots) * step;
-		c->cs.len = step;
-		c->cs.idx = atomic_inc_return(&sc->inject_seq);
-		c->cs.class = SSA_CLASS_HIGH;
-		c->cs.start_hook = false;
-		c->cs.op = SSA_OP_READ;
+		ssa_cstate_set(&c->cs, m, (i % slots) * step, step,
+			       atomic_inc_return(&sc->inject_seq),
+			       SSA_CLASS_HIGH, SSA_OP_READ);
 		bio->bi_iter.bi_sector = mb->offset + c->cs.msector;
 		bio->bi_end_io = ssa_inject_endio;
 		atomic_inc(&sc->injected);

@@ -118,13 +118,8 @@ static int ssa_walk_io(struct ssa_ctx *sc, unsigned int m, enum req_op op,
 	c->sc = sc;
 	c->io = NULL;
 	c->src = NULL;
-	c->cs.member = m;
-	c->cs.msector = ms;
-	c->cs.len = sectors;
-	c->cs.idx = 0;
-	c->cs.class = SSA_CLASS_HIGH;
-	c->cs.start_hook = false;
-	c->cs.op = op == REQ_OP_READ ? SSA_OP_READ : SSA_OP_WRITE;
+	ssa_cstate_set(&c->cs, m, ms, sectors, 0, SSA_CLASS_HIGH,
+		       op == REQ_OP_READ ? SSA_OP_READ : SSA_OP_WRITE);
 	bio->bi_iter.bi_sector = mb->offset + ms;
 	bio->bi_private = &done;
 	bio->bi_end_io = ssa_rebuild_endio;

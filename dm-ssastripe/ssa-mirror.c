@@ -237,13 +237,8 @@ static void ssa_mirror_child(struct ssa_ctx *sc, struct ssa_io *io,
 		c->src = src;
 	}
 	c->tried = BIT_ULL(m);
-	c->cs.member = m;
-	c->cs.msector = ms;
-	c->cs.class = SSA_CLASS_LOW;
-	c->cs.start_hook = false;
-	c->cs.op = op;
-	c->cs.len = bio_sectors(bio);
-	c->cs.idx = io->nr_children++;
+	ssa_cstate_set(&c->cs, m, ms, bio_sectors(bio), io->nr_children++,
+		       SSA_CLASS_LOW, op);
 	bio->bi_iter.bi_sector = mb->offset + ms;
 	bio->bi_end_io = ssa_mirror_endio;
 	bio->bi_private = NULL;

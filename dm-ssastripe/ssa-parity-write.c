@@ -59,12 +59,10 @@ static struct bio *ssa_task_bio(struct ssa_pop *op, struct ssa_ptask *t)
 	c->sc = sc;
 	c->io = op->io;
 	c->pt = t;
-	c->cs.member = t->member;
-	c->cs.msector = msector;
-	c->cs.len = t->hi - t->lo;
-	c->cs.idx = t->idx + t->phase;
-	c->cs.class = parity ? SSA_CLASS_HIGH : SSA_CLASS_LOW;
-	c->cs.op = write ? SSA_OP_WRITE : SSA_OP_READ;
+	ssa_cstate_set(&c->cs, t->member, msector, t->hi - t->lo,
+		       t->idx + t->phase,
+		       parity ? SSA_CLASS_HIGH : SSA_CLASS_LOW,
+		       write ? SSA_OP_WRITE : SSA_OP_READ);
 	c->cs.start_hook = t->kind == SSA_T_RMW_DATA && !t->phase &&
 			   op->sync == SSA_SYNC_BEFORE;
 	bio->bi_iter.bi_sector = mb->offset + msector;
