@@ -11,8 +11,8 @@
 #                     QEMU's instruction clock, into build/experiments
 #                     (EXPERIMENTS="NAME ..." for some; hours for all)
 #   make bench        benchmarks against the kernel's own targets
-#   make bench-icount the CPU-bound benchmarks under QEMU's instruction
-#                     clock: a cost per request that repeats run to run
+#   make bench-icount the benchmarks under QEMU's instruction clock: a
+#                     cost per request, and disk-bound ratios, that repeat
 #   make lint         checkpatch --strict and sparse on the module
 #
 # KDIR defaults to the running kernel's build directory when it exists,
@@ -136,7 +136,7 @@ bench: bootstrap module $(SSAT)/ssatrace
 bench-icount: bootstrap module $(SSAT)/ssatrace
 	@mkdir -p $(BUILD)/bench-icount
 	@$(VM) -i -o $(BUILD)/bench-icount -- \
-		"bench/run -r 2 -t 3 -o $(BUILD)/bench-icount/run && bench/trace-overhead -r 2 -t 3 -o $(BUILD)/bench-icount/overhead"
+		"bench/run -r 2 -t 3 -o $(BUILD)/bench-icount/run && bench/trace-overhead -r 2 -t 3 -o $(BUILD)/bench-icount/overhead && bench/mirror -r 2 -t 8 -o $(BUILD)/bench-icount/mirror && bench/parity -r 2 -t 8 -o $(BUILD)/bench-icount/parity"
 
 EXPERIMENTS ?= all
 experiments: bootstrap module $(SSAT)/ssatrace $(SSALOAD)
