@@ -618,7 +618,7 @@ static void ssa_mirror_free(struct ssa_ctx *sc)
 	if (!mi)
 		return;
 	ssa_mirror_stop(sc);
-	flush_work(&mi->retry_work);
+	/* @retry_work ran on sc->wq, drained when ssa_free() destroyed it */
 	if (mi->wq)
 		destroy_workqueue(mi->wq);
 	ssa_pages_free(mi->pages);
