@@ -346,6 +346,7 @@ cfg_nullb_remove() {
 }
 
 SSATRACE=$TOP/build/ssatrace/ssatrace
+SSALOAD=$TOP/build/ssaload/ssaload
 # Start ssatrace with ARGS, its stderr in $WORK/ssatrace.err; wait until it
 # is attached.  Sets SSAT_PID.
 ssatrace_start() {
