@@ -104,7 +104,7 @@ struct ssa_volume_stats {
 
 /*
  * Request records freed at a join, kept on that CPU for the next fork
- * (ssa-io.c): the slab allocator is not on the path of a traced request.
+ * (ssa-io-trace.c): the slab allocator is not on the path of a traced request.
  */
 #define SSA_TRACE_CACHE	32
 
@@ -353,34 +353,17 @@ static inline struct ssa_io *ssa_io_of(struct ssa_ctx *sc, struct bio *bio)
 	return dm_per_bio_data(bio, sc->io_size);
 }
 
-/* ssa-io.c */
+/* ssa-io.c: the target's map and end_io */
 int ssa_map(struct dm_target *ti, struct bio *bio);
 int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
-bool ssa_member_fault(blk_status_t status, struct bio *bio);
-void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
-		      struct bio *bio);
-void ssa_member_fail(struct ssa_ctx *sc, unsigned int m);
-void ssa_dispatch_work(struct work_struct *work);
-void ssa_kick_members(struct ssa_ctx *sc);
 int ssa_inject_high(struct ssa_ctx *sc, unsigned int m, unsigned int count);
 
-/* Shared by the layouts' fork code (ssa-io.c). */
+/* ssa-io.c: fork, join and children, for the layouts' fork code */
 u8 ssa_op_of(struct bio *bio);
 void ssa_fork_begin(struct ssa_ctx *sc, struct ssa_io *io, u8 op,
 		    u64 start, u64 end, u32 nr_children);
 void ssa_io_put(struct ssa_io *io);
 void ssa_io_set_error(struct ssa_io *io, blk_status_t status);
-void ssa_child_done(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
-		    struct ssa_cstate *cs, blk_status_t status);
-void ssa_child_done_held(struct ssa_ctx *sc, struct bio *bio,
-			 struct ssa_io *io, struct ssa_cstate *cs,
-			 blk_status_t status);
-void ssa_slot_put(struct ssa_ctx *sc, unsigned int m);
-void ssa_submit_held(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
-		     struct ssa_cstate *cs);
-void ssa_trace_cache_free(struct ssa_ctx *sc);
-void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
-		      struct ssa_cstate *cs, bool from_map);
 void ssa_child_init(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		    unsigned int m, u64 msector);
 struct bio *ssa_clone(struct ssa_ctx *sc, struct ssa_io *io,
@@ -388,6 +371,27 @@ struct bio *ssa_clone(struct ssa_ctx *sc, struct ssa_io *io,
 void ssa_issue(struct ssa_ctx *sc, struct ssa_io *io, struct bio *child);
 void ssa_remap_parent(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		      u8 op, u64 start, u64 end, const struct ssa_extent *e);
+
+/* ssa-dispatch.c: the member dispatchers and member failures */
+void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
+		      struct ssa_cstate *cs, bool from_map);
+void ssa_submit_held(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
+		     struct ssa_cstate *cs);
+void ssa_child_done(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
+		    struct ssa_cstate *cs, blk_status_t status);
+void ssa_child_done_held(struct ssa_ctx *sc, struct bio *bio,
+			 struct ssa_io *io, struct ssa_cstate *cs,
+			 blk_status_t status);
+void ssa_slot_put(struct ssa_ctx *sc, unsigned int m);
+void ssa_dispatch_work(struct work_struct *work);
+void ssa_kick_members(struct ssa_ctx *sc);
+bool ssa_member_fault(blk_status_t status, struct bio *bio);
+void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
+		      struct bio *bio);
+void ssa_member_fail(struct ssa_ctx *sc, unsigned int m);
+
+/* ssa-io-trace.c */
+void ssa_trace_cache_free(struct ssa_ctx *sc);
 
 /* ssa-stripe.c: the stripe layout's fork, which the other layouts reuse */
 int ssa_map_data(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,

@@ -26,7 +26,7 @@
 #include "ssa-trace-abi.h"
 
 /*
- * Every event here counts itself in while it has a probe (ssa-io.c), so
+ * Every event here counts itself in while it has a probe (ssa-io-trace.c), so
  * that the fast path tests one static branch, not seven.
  */
 int ssa_trace_reg(void);
