@@ -12,6 +12,11 @@ Implemented, with the seed's section numbers:
   modelled as beta variables on [0, full rotation + max read seek] (5.2);
 * disk access probability (3) and the four combinations of access
   coalescing and mirror load balancing (6.2);
+* options for a volume of emulated disks (``overhead``, ``pair_queue``,
+  ``min_disk_queue``; ``fit_positioning``): the parallel overhead of
+  rotations alone, a mirrored pair as a two-server station under
+  queue-length reducing balance, and the positioning law fitted on a
+  LOOK disk of given geometry the way section 5.1 fitted the Cheetah;
 * the parallel MVA for reads (A.1), the approximate disk queue for
   CPU_delay > 0 (A.3), the write-back cache as an M/M/1/K chain (4.2, A.2)
   and large writes sent directly to the disks (6.4).
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 from scipy.integrate import quad
@@ -60,6 +66,10 @@ class ArrayConfig:
     cache_hit: float = 0.0
     destage_threshold: int = 768         # dirty blocks (stripe units)
     max_dirty_blocks: int = 1024
+    # options (the seed's model is the default): see Documentation/models.rst
+    overhead: str = "beta"               # 'beta' (5.2) or 'rotation'
+    pair_queue: str = "random"           # 'random' (A.1 visit ratios) or 'shortest'
+    min_disk_queue: float = 0.0          # positioning at a queue of at least this
 
     def __post_init__(self):
         if self.disks < 1 or (self.mirrored and self.disks % 2):
@@ -72,6 +82,12 @@ class ArrayConfig:
             raise ValueError("need 0 <= destage_threshold < max_dirty_blocks")
         if self.beta_concentration <= 0:
             raise ValueError("beta_concentration must be positive")
+        if self.overhead not in ("beta", "rotation"):
+            raise ValueError("overhead must be 'beta' or 'rotation'")
+        if self.pair_queue not in ("random", "shortest"):
+            raise ValueError("pair_queue must be 'random' or 'shortest'")
+        if self.min_disk_queue < 0:
+            raise ValueError("min_disk_queue must not be negative")
 
 
 # -- disk positioning and service time (section 5.1) --------------------------
@@ -159,8 +175,86 @@ def max_position_time(cfg: ArrayConfig, mean: float, n: float) -> float:
 
 
 def parallel_overhead(cfg: ArrayConfig, mean_position: float, n: float) -> float:
-    """parallel_overhead = max_position_time - disk_position_time (5.2)."""
+    """parallel_overhead = max_position_time - disk_position_time (5.2);
+    with ``overhead = 'rotation'``, ``rotation_overhead`` instead."""
+    if cfg.overhead == "rotation":
+        return rotation_overhead(cfg.rotation, n)
     return max_position_time(cfg, mean_position, n) - mean_position
+
+
+def rotation_overhead(rotation: float, n: float) -> float:
+    """The parallel overhead when the n disk I/Os of a request seek the
+    same distance and only their rotational latencies differ, each uniform
+    on [0, rotation] and independent (unsynchronized spindles):
+    E[max of n] - E[one] = rotation (n / (n + 1) - 1/2).  This is a RAID
+    1/0 or RAID 0 request on identical disks: its pieces lie at the same
+    offset on every member, so every arm goes to the same cylinder, and
+    (with no queue) from the same cylinder, the previous request's."""
+    if n <= 1:
+        return 0.0
+    return rotation * (n / (n + 1) - 0.5)
+
+
+# -- the positioning law of an emulated LOOK disk (5.1, fitted as the seed did) --
+
+def look_positioning(queue: int, cylinders: int, seek_a: float, seek_b: float,
+                     rotation: float, requests: int = 4000, seed: int = 1) -> float:
+    """Mean positioning time (seek + rotational wait) of one disk serving
+    ``queue`` closed random streams with no think time under LOOK (the
+    nearest cylinder in the sweep's direction, turning round when nothing
+    lies ahead), by simulation: cylinders uniform over the disk, seek
+    seek_a + seek_b sqrt(distance) (0 for none), the spindle turning
+    continuously and each access's first sector at a uniform angle.  This
+    is ssadisk's mechanical model (dm-ssastripe/ssa-disk-model.c) with one
+    head, no overhead and no read-ahead, measured the way section 5.1
+    measured the Cheetah: the disk alone, random streams, a given queue."""
+    if queue < 1 or cylinders < 1 or requests < 1:
+        raise ValueError("need queue, cylinders and requests >= 1")
+    rng = np.random.default_rng(seed)
+    cyls = rng.integers(0, cylinders, size=queue + requests).tolist()
+    angles = (rng.random(queue + requests) * rotation).tolist()
+    pend = [(cyls[i], angles[i]) for i in range(queue)]
+    nxt = queue
+    arm, up, t, total = int(rng.integers(0, cylinders)), True, 0.0, 0.0
+    for _ in range(requests):
+        ahead = [j for j, (c, _) in enumerate(pend) if (c >= arm if up else c <= arm)]
+        if not ahead:
+            up = not up
+            ahead = range(len(pend))
+        j = min(ahead, key=lambda j: abs(pend[j][0] - arm))
+        c, angle = pend.pop(j)
+        d = abs(c - arm)
+        seek = seek_a + seek_b * math.sqrt(d) if d else 0.0
+        t += seek
+        wait = (angle - t) % rotation
+        t += wait
+        total += seek + wait
+        arm = c
+        pend.append((cyls[nxt], angles[nxt]))
+        nxt += 1
+    return total / requests
+
+
+def fit_queue_law(queues, times) -> tuple[float, float]:
+    """(a, b) of (1), a + b / sqrt(1 + queue), minimizing the root mean
+    square error over the given points (section 5.1's fit)."""
+    q = np.asarray(queues, dtype=float)
+    y = np.asarray(times, dtype=float)
+    if len(q) < 2 or len(q) != len(y):
+        raise ValueError("need two or more (queue, time) points")
+    A = np.c_[np.ones(len(q)), 1 / np.sqrt(1 + q)]
+    a, b = np.linalg.lstsq(A, y, rcond=None)[0]
+    return float(a), float(b)
+
+
+@lru_cache(maxsize=32)
+def fit_positioning(cylinders: int, seek_a: float, seek_b: float, rotation: float,
+                    max_queue: int = 16, requests: int = 4000) -> tuple[float, float]:
+    """(a, b) of (1) for a LOOK disk of this geometry: ``look_positioning``
+    at queues 1..max_queue, fitted by ``fit_queue_law``."""
+    qs = list(range(1, max_queue + 1))
+    ts = [look_positioning(q, cylinders, seek_a, seek_b, rotation, requests) for q in qs]
+    return fit_queue_law(qs, ts)
 
 
 # -- the read MVA (A.1) -------------------------------------------------------
@@ -174,6 +268,8 @@ class Inputs:
     cache_service: float
     miss: float
     disk_queue: float
+    servers: int = 1                 # disks that share one queue (a pair: 2)
+    station_visit: float | None = None   # visits to such a station; None: disk_access
 
 
 @dataclass(frozen=True)
@@ -192,13 +288,26 @@ class Point:
 
 def mva(inp: Inputs, mpl: int, cpu_delay: float) -> Point:
     """Appendix A.1: the parallel MVA iterated from m = 1 to ``mpl`` with
-    the inputs computed for ``mpl``."""
+    the inputs computed for ``mpl``.
+
+    With ``inp.servers`` = c > 1 (a mirrored pair under queue-length
+    reducing balance: the two copies share the pair's requests, each going
+    to the copy with fewer outstanding), a request waits only for the
+    requests beyond the c - 1 others the station can serve at once: the
+    queueing term is disk_service / c * max(0, station_visit * disks_queue
+    - c + 1).  For c = 1 this is A.1's disk_access * disk_service *
+    disks_queue."""
     cache_q = disks_q = 0.0
     resp = thr = 0.0
+    c = inp.servers
+    visit = inp.disk_access if inp.station_visit is None else inp.station_visit
     for m in range(1, mpl + 1):
         cache_r = inp.cache_service * (1 + cache_q)
-        disks_r = (inp.miss * (inp.parallel_overhead + inp.disk_service)
-                   + inp.disk_access * inp.disk_service * disks_q)
+        if c == 1:
+            wait = visit * inp.disk_service * disks_q
+        else:
+            wait = inp.disk_service / c * max(0.0, visit * disks_q - c + 1)
+        disks_r = inp.miss * (inp.parallel_overhead + inp.disk_service) + wait
         resp = cache_r + disks_r
         thr = m / (cpu_delay + resp)
         disks_q, cache_q = disks_r * thr, cache_r * thr
@@ -244,9 +353,16 @@ def read_inputs(cfg: ArrayConfig, request_bytes: float, mpl: int, cpu_delay: flo
     miss = 1 - cfg.cache_hit if not write else 1.0
     cache_service = request_bytes / cfg.cache_rate
     q = approx_disk_queue(cfg, s, mpl, cpu_delay, miss, cache_service, sequential, write)
+    q = max(q, cfg.min_disk_queue)
     pos, svc = _service(cfg, s, q, sequential, write)
     over = parallel_overhead(cfg, pos, s.disks_used) * s.ios_per_disk
-    return Inputs(svc, over, disk_access_probability(cfg, s, miss), cache_service, miss, q)
+    dap = disk_access_probability(cfg, s, miss)
+    if (cfg.pair_queue == "shortest" and cfg.mirrored and cfg.balance == "queue"
+            and not write):
+        rows = cfg.disks // 2
+        return Inputs(svc, over, dap, cache_service, miss, q, servers=2,
+                      station_visit=miss * s.disk_ios / rows)
+    return Inputs(svc, over, dap, cache_service, miss, q)
 
 
 def reads(cfg: ArrayConfig, request_bytes: float, max_mpl: int, cpu_delay: float = 0.0,

@@ -57,6 +57,13 @@ PRESET_DISKS = {
 
 _TOP_KEYS = {"title", "seed", "figure", "about", "volume", "disk", "workload", "sweep",
              "series", "quick", "model", "plot", "check", "derive"}
+# The mechanical presets' geometry (Documentation/ssadisk.rst, Presets), as
+# the array model's ``positioning = "emulated"`` takes it: seconds.
+MECHANICAL_PRESETS = {
+    "cheetah73": {"cylinders": 16454, "heads": 24, "sectors_per_track": 363,
+                  "rotation": 60.0 / 10000, "seek_a": 1e-3, "seek_b": 74e-6},
+}
+
 _VOLUME_KEYS = {"layout", "members", "chunk_kb", "member_mb", "options", "copies"}
 _WORKLOAD_KEYS = {"generator", "mode", "rate", "mpl", "think_ms", "think_dist", "p_read",
                   "sizes", "block", "pattern", "requests", "warmup", "skew", "align",
@@ -64,7 +71,8 @@ _WORKLOAD_KEYS = {"generator", "mode", "rate", "mpl", "think_ms", "think_dist", 
                   "seed"}
 _MODEL_KEYS = {"kind", "sync", "bounds", "sizes", "skew", "balance", "coalescing",
                "request_kb", "cpu_delay_ms", "cache_mbps", "pos_a_ms", "pos_b_ms",
-               "max_read_seek_ms", "beta_concentration"}
+               "max_read_seek_ms", "beta_concentration", "positioning", "overhead",
+               "pair_queue", "min_disk_queue"}
 _PLOT_KEYS = {"x", "y", "xlabel", "ylabel", "title", "logx", "by"}
 _CHECK_KEYS = {"tolerance", "metrics", "max_utilization"}
 _DERIVE_KEYS = {"kind", "group", "over", "metric", "formulas"}
@@ -619,6 +627,34 @@ def seed_disk(point: dict) -> disk.Disk:
                      rmax=base["rmax"] * scale, alpha=base["alpha"] * scale, p_seq=p_seq)
 
 
+def emulated_positioning(point: dict) -> tuple[float, float, float]:
+    """(a, b, rotation) of the array model's positioning law (1) for the
+    point's ssadisk members: ``array.fit_positioning`` on the cylinders a
+    member occupies (its outer ones, or all with ``spread``), with the
+    preset's seek and rotation and the spec's overrides."""
+    d = point["disk"]
+    if d.get("preset") not in MECHANICAL_PRESETS:
+        raise ValueError(f"positioning = emulated needs an ssadisk preset it knows "
+                         f"({', '.join(MECHANICAL_PRESETS)})")
+    g = dict(MECHANICAL_PRESETS[d["preset"]])
+    for k in ("cylinders", "heads", "sectors_per_track"):
+        if k in d:
+            g[k] = int(d[k])
+    for k in ("seek_a", "seek_b", "rotation"):
+        if k in d:
+            g[k] = compare.parse_time(str(d[k]))
+    if "rpm" in d:
+        g["rotation"] = 60.0 / float(d["rpm"])
+    scale = float(d.get("time_scale", 1))
+    cyl = g["cylinders"]
+    if not d.get("spread"):
+        per_cyl = g["heads"] * g["sectors_per_track"]
+        cyl = min(cyl, max(2, -(-member_sectors(point["volume"]) // per_cyl)))
+    a, b = array.fit_positioning(int(cyl), g["seek_a"] * scale, g["seek_b"] * scale,
+                                 g["rotation"] * scale)
+    return a, b, g["rotation"] * scale
+
+
 def _sizes_pmf(spec: str, ws: int) -> np.ndarray:
     """ssaload's --sizes in the model's terms, P{B = k} for k = 1..ws."""
     kind, *a = spec.split(":")
@@ -686,6 +722,15 @@ def model_point(point: dict) -> dict:
             extra["cache_rate"] = float(m["cache_mbps"]) * 1e6 or math.inf
         if "beta_concentration" in m:
             extra["beta_concentration"] = float(m["beta_concentration"])
+        if m.get("positioning", "seed") == "emulated":
+            extra["pos_a"], extra["pos_b"], extra["rotation"] = emulated_positioning(point)
+        elif m.get("positioning", "seed") != "seed":
+            raise ValueError("model.positioning must be seed or emulated")
+        for k in ("overhead", "pair_queue"):
+            if k in m:
+                extra[k] = str(m[k])
+        if "min_disk_queue" in m:
+            extra["min_disk_queue"] = float(m["min_disk_queue"])
         cfg = array.ArrayConfig(
             disks=v["members"], stripe_unit=int(v["chunk_kb"] * KB),
             mirrored=v["layout"] == "mirror",

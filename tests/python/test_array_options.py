@@ -1,0 +1,121 @@
+"""The array model's options for a volume of emulated disks:
+rotation-only parallel overhead, a mirrored pair as a two-server station,
+the minimum disk queue and the positioning law fitted on a LOOK disk."""
+import math
+
+import numpy as np
+import pytest
+
+from ssa import array as A
+from ssa import experiment as ex
+
+ROT = 6e-3
+
+
+def test_defaults_are_the_seeds_model():
+    cfg = A.ArrayConfig()
+    assert (cfg.overhead, cfg.pair_queue, cfg.min_disk_queue) == ("beta", "random", 0.0)
+    # the documented example (Documentation/models.rst): queue balance, 96 KB
+    r = A.reads(A.with_policy(cfg, True, "queue"), 96 * 1024, 6)
+    assert r[0].response * 1e3 == pytest.approx(17.225, abs=1e-3)
+    assert r[-1].response * 1e3 == pytest.approx(35.995, abs=1e-3)
+
+
+@pytest.mark.parametrize("bad", [{"overhead": "x"}, {"pair_queue": "x"},
+                                 {"min_disk_queue": -1}])
+def test_bad_options_are_refused(bad):
+    with pytest.raises(ValueError):
+        A.ArrayConfig(**bad)
+
+
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_rotation_overhead_is_the_max_of_uniform_rotations(n):
+    rng = np.random.default_rng(7)
+    u = rng.random((200000, n)) * ROT
+    want = u.max(axis=1).mean() - u.mean()
+    assert A.rotation_overhead(ROT, n) == pytest.approx(want, rel=0.01)
+    assert A.rotation_overhead(ROT, 1) == 0.0
+
+
+def test_rotation_overhead_does_not_depend_on_the_mean_position():
+    cfg = A.ArrayConfig(overhead="rotation")
+    assert A.parallel_overhead(cfg, 9e-3, 6) == A.parallel_overhead(cfg, 5e-3, 6) \
+        == pytest.approx(ROT * (6 / 7 - 0.5))
+    # the seed's beta over a turn plus 14.2 ms is much wider
+    assert A.parallel_overhead(A.ArrayConfig(), 9.76e-3, 6) > 2 * A.rotation_overhead(ROT, 6)
+
+
+def test_look_positioning_one_stream_is_random_seek_plus_half_a_turn():
+    c, sa, sb = 362, 1e-3, 499e-6
+    d = np.abs(np.arange(c)[:, None] - np.arange(c)[None, :]).ravel()
+    seek = np.where(d > 0, sa + sb * np.sqrt(d), 0.0).mean()
+    got = A.look_positioning(1, c, sa, sb, ROT, requests=8000)
+    assert got == pytest.approx(seek + ROT / 2, rel=0.03)
+
+
+def test_look_positioning_falls_with_the_queue():
+    t = [A.look_positioning(q, 362, 1e-3, 499e-6, ROT, requests=2000) for q in (1, 4, 12)]
+    assert t[0] > t[1] > t[2] > ROT / 2
+
+
+def test_fit_queue_law_recovers_a_and_b():
+    q = np.arange(1, 13)
+    a, b = A.fit_queue_law(q, 3e-3 + 8e-3 / np.sqrt(1 + q))
+    assert (a, b) == (pytest.approx(3e-3), pytest.approx(8e-3))
+    with pytest.raises(ValueError):
+        A.fit_queue_law([1], [1.0])
+
+
+def test_fit_positioning_of_the_lab_cheetah():
+    a, b = A.fit_positioning(362, 1e-3, 499e-6, ROT, 16, 2000)
+    assert 3.4e-3 < a < 4.0e-3 and 7.2e-3 < b < 8.1e-3
+    # one request: about the random seek (6.06 ms) plus half a turn
+    assert a + b / math.sqrt(2) == pytest.approx(9.06e-3, rel=0.03)
+
+
+def test_two_server_station_does_not_queue_the_second_request():
+    inp = A.Inputs(disk_service=0.01, parallel_overhead=0.001, disk_access=0.5,
+                   cache_service=0.0, miss=1.0, disk_queue=1.0, servers=2, station_visit=1.0)
+    assert A.mva(inp, 1, 0.0).response == pytest.approx(0.011)
+    assert A.mva(inp, 2, 0.0).response == pytest.approx(0.011)
+    # saturated: M requests at two servers, each request visiting the station
+    r12 = A.mva(inp, 12, 0.0).response
+    assert r12 == pytest.approx(0.001 + 0.01 + 0.005 * (11 - 1), rel=0.02)
+    # one server: A.1's term, dap * service * queue
+    one = A.Inputs(0.01, 0.001, 1.0, 0.0, 1.0, 1.0)
+    assert A.mva(one, 2, 0.0).response == pytest.approx(0.011 + 0.01 * 1.0)
+
+
+def test_pair_queue_applies_to_queue_balance_reads_only():
+    cfg = A.ArrayConfig(pair_queue="shortest", min_disk_queue=1)
+    q = A.read_inputs(A.with_policy(cfg, True, "queue"), 96 * 1024, 1, 0.0)
+    assert (q.servers, q.station_visit) == (2, pytest.approx(1.0))
+    assert q.disk_queue == 1.0                     # M dap = 0.5, at least its own I/O
+    t = A.read_inputs(A.with_policy(cfg, True, "transfer"), 96 * 1024, 1, 0.0)
+    assert t.servers == 1 and t.station_visit is None
+
+
+def _fig6_point(mpl, **model):
+    spec = ex.catalogue()["seed001-fig6"]
+    p = next(p for p in ex.expand(spec) if p["workload"]["mpl"] == mpl
+             and p["workload"]["sizes"] == "fixed:6")
+    p["model"] = {"kind": "array", "coalescing": "on", "balance": "transfer", **model}
+    return p
+
+
+def test_emulated_positioning_from_the_spec_disk():
+    a, b, rot = ex.emulated_positioning(_fig6_point(1))
+    assert rot == pytest.approx(ROT)
+    assert 3.4e-3 < a < 4.0e-3 and 7.2e-3 < b < 8.1e-3
+
+
+def test_model_point_with_the_options():
+    seed = ex.model_point(_fig6_point(1))["model"]["read_s"]
+    opts = ex.model_point(_fig6_point(1, positioning="emulated", overhead="rotation",
+                                      cache_mbps=0, min_disk_queue=1))["model"]["read_s"]
+    assert seed == pytest.approx(17.61e-3, rel=0.01)
+    # one request: random seek + half a turn + 16 KB + the max of six rotations
+    want = 9.06e-3 + 16384 / 31e6 + A.rotation_overhead(ROT, 6)
+    assert opts == pytest.approx(want, rel=0.03)
+    with pytest.raises(ValueError):
+        ex.model_point(_fig6_point(1, positioning="measured"))
