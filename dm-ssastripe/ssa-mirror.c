@@ -85,7 +85,12 @@ static int ssa_choose(struct ssa_ctx *sc, u32 set, u64 ms, u64 me,
 	u64 best_v = U64_MAX;
 	int best = -1;
 
-	/* ties (and split's pieces too small to divide) go round robin */
+	/*
+	 * Ties (and split's pieces too small to divide) go round robin;
+	 * under "queue" a copy on which the read continues a sequential
+	 * stream (its last child ended at @ms) wins a tie first, so that one
+	 * stream stays on one copy, as md's raid1 keeps it.
+	 */
 	if (policy != SSA_READ_NEAREST)
 		start = (unsigned int)atomic_inc_return(&ssa_mirror_of(sc)->rr) % copies;
 
@@ -101,7 +106,8 @@ static int ssa_choose(struct ssa_ctx *sc, u32 set, u64 ms, u64 me,
 		mb = &sc->members[m];
 		switch (policy) {
 		case SSA_READ_QUEUE:
-			v = atomic_read(&mb->outstanding);
+			v = (u64)atomic_read(&mb->outstanding) << 1 |
+			    (READ_ONCE(mb->head) != ms);
 			break;
 		case SSA_READ_NEAREST:
 			head = READ_ONCE(mb->head);

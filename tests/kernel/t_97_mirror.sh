@@ -221,6 +221,20 @@ mirror_queue_policy() {
 		vol_remove ssat-v
 	done
 	dmsetup remove ssat-slow
+	# one sequential stream, one read at a time: every copy is idle when
+	# a read is chosen, so "queue" has a tie each time, and the copy the
+	# stream is on (its last child ended where the read starts) takes it:
+	# the stream stays on one copy (round robin would alternate them)
+	vol_create ssat-v 32768 mirror 128 "/dev/ram0 0 /dev/ram1 0" 2 read_policy queue || return 1
+	fio --name=s --filename=/dev/mapper/ssat-v --direct=1 --ioengine=psync --rw=read \
+		--bs=64k --number_ios=256 --output="$WORK/fio.out" >/dev/null 2>&1 ||
+		{ fail "fio (sequential) failed"; rc=1; }
+	c0=$(mstat ssat-v 0 cr)
+	c1=$(mstat ssat-v 1 cr)
+	info "queue, one sequential stream: reads on copy 0 $c0, on copy 1 $c1"
+	[ $((c0 + c1)) -ge 256 ] && { [ "$c0" -le 1 ] || [ "$c1" -le 1 ]; } ||
+		{ fail "queue: a sequential stream moved between copies ($c0 / $c1)"; rc=1; }
+	vol_remove ssat-v
 	return $rc
 }
 register mirror_queue_policy mirror_queue_policy
