@@ -202,6 +202,12 @@ leak_check_ready() {
 # run, and a test that loads one (null_blk) leaves stacks whose init
 # frames a later lookup can name after an unrelated function of ours
 # (seen: null_blk's driver_register() "called from" ssa_apply_opts()).
+# Nor is one the slab allocator made for itself: from Linux 6.18 a CPU
+# keeps objects in per-CPU "sheaves", and a sheaf is kmalloc'ed when the
+# CPU's runs empty or full, on the stack of whoever allocated or freed just
+# then (seen on 7.2: a bio_alloc_bioset() of ssa_map_data(), a
+# mempool_exit() of the target's destructor); such a stack has a
+# __pcs_replace_* or *sheaf* frame before any module's.
 module_allocs() {
 	grep -qs '\[dm_ssastripe\]' $SLAB_DBG/kmalloc-*/alloc_traces || return 0
 	module_allocs_in $SLAB_DBG/kmalloc-*/alloc_traces
@@ -212,6 +218,7 @@ module_allocs_in() {	# module_allocs_in ALLOC_TRACES...
 	     function frame() {
 		if (decided) return
 		if ($0 ~ /submit_bio/) { decided = 1; return }
+		if ($0 ~ /__pcs_replace_|sheaf/) { decided = 1; return }	# the slab allocator, for itself
 		if ($0 ~ /\[dm_mod\]/) return	# DM core, for its target
 		if ($0 ~ /\[[A-Za-z0-9_]+\]/) {
 			decided = 1

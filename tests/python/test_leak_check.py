@@ -62,6 +62,26 @@ MODULE_INIT = """\
         do_one_initcall+0x59/0x220
         do_init_module+0x4a/0x1f0
 """
+# Linux 6.18+: the slab allocator's per-CPU sheaves, kmalloc'ed on the stack
+# of whoever emptied or filled the CPU's (seen on 7.2)
+SHEAF_ALLOC = """\
+      1 __pcs_replace_empty_main+0x284/0x3e0 age=3203 pid=240 cpus=1
+        __pcs_replace_empty_main+0x284/0x3e0
+        kmem_cache_alloc_noprof+0x388/0x470
+        bio_alloc_bioset+0x96/0x580
+        ssa_map_data+0x6c6/0x950 [dm_ssastripe]
+        __map_bio+0x16c/0x190 [dm_mod]
+        dm_submit_bio+0x242/0xba0 [dm_mod]
+"""
+SHEAF_FREE = """\
+      1 __pcs_replace_full_main+0x113/0x3b0 age=2072 pid=247 cpus=1
+        __pcs_replace_full_main+0x113/0x3b0
+        kmem_cache_free+0x40d/0x470
+        mempool_exit+0x77/0xb0
+        bioset_exit+0xb5/0x190
+        ssa_free+0xd2/0xf0 [dm_ssastripe]
+        dm_table_destroy+0x68/0x160 [dm_mod]
+"""
 KERNEL = """\
      12 kernfs_fop_open+0x1e/0x3c0 age=1/2/3 pid=1 cpus=0
         kmalloc_trace+0x26/0x90
@@ -106,3 +126,8 @@ def test_module_loading_is_not_a_volumes(tmp_path):
 def test_groups_and_files_are_kept_apart(tmp_path):
     got = module_allocs(tmp_path, NULL_BLK + RECORD + KERNEL, KERNEL, WORKQUEUE + NULL_BLK)
     assert got == ["ssa_trace_rec_start+0x88/0x190", "alloc_workqueue+0x6d/0x4a0"]
+
+
+def test_slab_sheaves_are_the_allocators(tmp_path):
+    assert module_allocs(tmp_path, SHEAF_ALLOC, SHEAF_FREE) == []
+    assert module_allocs(tmp_path, SHEAF_ALLOC + RECORD) == ["ssa_trace_rec_start+0x88/0x190"]
