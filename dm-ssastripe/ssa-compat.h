@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ssa-compat.h - the few kernel APIs that differ between the kernels the
+ * The few kernel APIs that differ between the kernels the
  * module builds for (6.1 to 7.x).  Each difference is found by a probe of
  * the kernel's own headers in Kbuild (SSA_HAVE_*), not by version number.
  */
@@ -10,6 +10,19 @@
 #include <linux/hrtimer.h>
 #include <linux/minmax.h>
 #include <linux/raid/xor.h>
+#include <linux/workqueue.h>
+
+/*
+ * WQ_PERCPU (6.17; 6.12's stable series has it too) names what a
+ * workqueue without WQ_UNBOUND always was, per-CPU; 7.x warns when
+ * alloc_workqueue() is given neither.  Where it is missing, 0 asks for the
+ * same thing.
+ */
+#ifdef SSA_HAVE_WQ_PERCPU
+#define SSA_WQ_PERCPU	WQ_PERCPU
+#else
+#define SSA_WQ_PERCPU	0
+#endif
 
 /*
  * hrtimer_setup() (6.13) sets the callback with the clock and mode;

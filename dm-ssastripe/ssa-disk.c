@@ -366,7 +366,8 @@ static int ssad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (r)
 		goto bad_dev;
 
-	sc->wq = alloc_workqueue("kssadisk", WQ_MEM_RECLAIM | WQ_HIGHPRI, 1);
+	sc->wq = alloc_workqueue("kssadisk",
+				 WQ_MEM_RECLAIM | WQ_HIGHPRI | SSA_WQ_PERCPU, 1);
 	if (!sc->wq) {
 		ti->error = "Cannot allocate ssadisk workqueue";
 		r = -ENOMEM;

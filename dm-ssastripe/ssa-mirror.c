@@ -38,6 +38,7 @@
  * personality), ssa-mirror-walk.c (rebuild, check, repair, and their
  * hold on writes), and the private header ssa-mirror.h.
  */
+#include "ssa-compat.h"
 #include "ssa-mirror.h"
 
 static bool ssa_write_like(u8 op)
@@ -669,7 +670,8 @@ static int ssa_mirror_alloc(struct ssa_ctx *sc)
 	mi->pages = ssa_pages_alloc();
 	if (!mi->pages)
 		goto nomem;
-	mi->wq = alloc_workqueue("kssarebuild", WQ_MEM_RECLAIM, 1);
+	mi->wq = alloc_workqueue("kssarebuild",
+				 WQ_MEM_RECLAIM | SSA_WQ_PERCPU, 1);
 	if (mi->wq)
 		return 0;
 nomem:

@@ -153,9 +153,12 @@ static int ssa_parity_alloc(struct ssa_ctx *sc)
 	       SSA_OP_PAGES * sizeof(struct page *);
 	par->op_pool = mempool_create_kmalloc_pool(SSA_OP_POOL, size);
 	par->page_pool = mempool_create_page_pool(SSA_OP_PAGES, 0);
-	par->start_wq = alloc_workqueue("kssaparity", WQ_MEM_RECLAIM, 1);
-	par->recover_wq = alloc_workqueue("kssarecover", WQ_MEM_RECLAIM, 1);
-	par->recon_wq = alloc_workqueue("kssarecon", WQ_MEM_RECLAIM, 1);
+	par->start_wq = alloc_workqueue("kssaparity",
+					WQ_MEM_RECLAIM | SSA_WQ_PERCPU, 1);
+	par->recover_wq = alloc_workqueue("kssarecover",
+					  WQ_MEM_RECLAIM | SSA_WQ_PERCPU, 1);
+	par->recon_wq = alloc_workqueue("kssarecon",
+					WQ_MEM_RECLAIM | SSA_WQ_PERCPU, 1);
 	sc->priv = par;
 	if (!par->op_pool || !par->page_pool || !par->start_wq ||
 	    !par->recover_wq || !par->recon_wq)

@@ -20,6 +20,7 @@
 
 #include "dm-ssastripe.h"
 #include "ssa-args.h"
+#include "ssa-compat.h"
 #include "ssa-disk.h"
 
 /* The personalities, by layout id (ssa-layout.h). */
@@ -305,7 +306,8 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto bad;
 	}
 
-	sc->wq = alloc_workqueue("kssastriped", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	sc->wq = alloc_workqueue("kssastriped",
+				 WQ_MEM_RECLAIM | WQ_HIGHPRI | SSA_WQ_PERCPU, 0);
 	if (!sc->wq) {
 		ti->error = "Cannot allocate workqueue";
 		r = -ENOMEM;
