@@ -97,14 +97,10 @@ static void ssa_submit_queued(struct ssa_ctx *sc, struct bio *bio,
 /*
  * Every child, and every remapped parent, reaches its member here.
  * @from_map: called from the target's map function (see ssa_dispatch()).
- * With queue_depth 0 this is a few counters and the submission, inlined
- * into the remapped request's map.
+ * With queue_depth 0 this is a few counters and the submission.
  */
-static __always_inline void __ssa_submit_child(struct ssa_ctx *sc,
-					       struct bio *bio,
-					       struct ssa_io *io,
-					       struct ssa_cstate *cs,
-					       bool from_map)
+void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
+		      struct ssa_cstate *cs, bool from_map)
 {
 	unsigned int depth = READ_ONCE(sc->queue_depth);
 
@@ -117,12 +113,6 @@ static __always_inline void __ssa_submit_child(struct ssa_ctx *sc,
 	}
 	ssa_trace_child_queue(sc, io, cs, 0);
 	ssa_dispatch(sc, bio, io, cs, 0, false, io && from_map);
-}
-
-void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
-		      struct ssa_cstate *cs, bool from_map)
-{
-	__ssa_submit_child(sc, bio, io, cs, from_map);
 }
 
 /*
@@ -222,9 +212,9 @@ void ssa_member_fail(struct ssa_ctx *sc, unsigned int m)
 }
 
 /*
- * The member device completed a child; it keeps its dispatch slot.  Inlined
- * into the completions every request passes (ssa_end_io(),
- * ssa_child_endio()); ssa_child_done_held() is it for the other layouts.
+ * The member device completed a child; it keeps its dispatch slot.  Shared
+ * by ssa_child_done() and ssa_child_done_held() (a parity task's bio that
+ * passes its slot on).
  */
 static __always_inline void __ssa_child_done_held(struct ssa_ctx *sc,
 						  struct bio *bio,
@@ -264,20 +254,11 @@ void ssa_slot_put(struct ssa_ctx *sc, unsigned int m)
 }
 
 /* The member device completed a child (any context). */
-static __always_inline void __ssa_child_done(struct ssa_ctx *sc,
-					     struct bio *bio,
-					     struct ssa_io *io,
-					     struct ssa_cstate *cs,
-					     blk_status_t status)
+void ssa_child_done(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
+		    struct ssa_cstate *cs, blk_status_t status)
 {
 	__ssa_child_done_held(sc, bio, io, cs, status);
 	if (cs->counted)
 		ssa_slot_put(sc, cs->member);
-}
-
-void ssa_child_done(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
-		    struct ssa_cstate *cs, blk_status_t status)
-{
-	__ssa_child_done(sc, bio, io, cs, status);
 }
 
