@@ -30,21 +30,21 @@ struct ssa_cstate *ssa_cstate_of(struct ssa_ctx *sc, struct bio *bio,
 }
 
 /*
- * Send a child to its member device.  From the map path DM core is told
- * (dm_submit_bio_remap() starts the request's accounting, once); from the
- * dispatcher's work item the child is submitted plainly, since that
- * one-time start must not race with the map path.  A request all of whose
- * children waited is accounted by DM core when it completes.  @waited:
- * the child waited in its member's queue (for its record's dispatch time).
+ * Send a child to its member device; its dispatch event was emitted by the
+ * caller (under the member's lock where there is a queue, so that the
+ * events of one member come in the order of its decisions).  From the map
+ * path DM core is told (dm_submit_bio_remap() starts the request's
+ * accounting, once); from the dispatcher's work item the child is
+ * submitted plainly, since that one-time start must not race with the map
+ * path.  A request all of whose children waited is accounted by DM core
+ * when it completes.
  */
 static void ssa_dispatch(struct ssa_ctx *sc, struct bio *bio,
-			 struct ssa_io *io, struct ssa_cstate *cs, u32 qlen,
-			 bool waited, bool from_map)
+			 struct ssa_io *io, struct ssa_cstate *cs, bool from_map)
 {
 	this_cpu_inc(sc->members[cs->member].stats->dispatched[cs->class]);
 	if (unlikely(cs->start_hook))
 		sc->ops->started(bio);
-	ssa_trace_child_dispatch(sc, io, cs, qlen, waited);
 	/* a remapped request is its own parent */
 	if (io && from_map)
 		dm_submit_bio_remap(io->remapped ? bio : ssa_parent_of(io), bio);
@@ -80,8 +80,9 @@ static void ssa_submit_queued(struct ssa_ctx *sc, struct bio *bio,
 	if (!waiting && mb->inflight < depth) {
 		mb->inflight++;
 		cs->counted = true;
+		ssa_trace_child_dispatch(sc, io, cs, 0, false);
 		spin_unlock_irqrestore(&mb->lock, flags);
-		ssa_dispatch(sc, bio, io, cs, 0, false, io && from_map);
+		ssa_dispatch(sc, bio, io, cs, io && from_map);
 		return;
 	}
 	bio_list_add(&mb->queue[READ_ONCE(sc->priority) ? cs->class :
@@ -112,7 +113,8 @@ void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 		return;
 	}
 	ssa_trace_child_queue(sc, io, cs, 0);
-	ssa_dispatch(sc, bio, io, cs, 0, false, io && from_map);
+	ssa_trace_child_dispatch(sc, io, cs, 0, false);
+	ssa_dispatch(sc, bio, io, cs, io && from_map);
 }
 
 /*
@@ -125,7 +127,8 @@ void ssa_submit_held(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 	if (io)
 		ssa_account_issue(&sc->members[cs->member], cs);
 	ssa_trace_child_queue(sc, io, cs, 0);
-	ssa_dispatch(sc, bio, io, cs, 0, false, false);
+	ssa_trace_child_dispatch(sc, io, cs, 0, false);
+	ssa_dispatch(sc, bio, io, cs, false);
 }
 
 /* Dispatch waiting children while the member has free slots. */
@@ -155,9 +158,10 @@ void ssa_dispatch_work(struct work_struct *work)
 		waiting = mb->qlen[SSA_CLASS_HIGH] + mb->qlen[SSA_CLASS_LOW];
 		mb->inflight++;
 		cs->counted = true;
+		ssa_trace_child_dispatch(sc, io, cs, waiting, true);
 		spin_unlock_irq(&mb->lock);
 
-		ssa_dispatch(sc, bio, io, cs, waiting, true, false);
+		ssa_dispatch(sc, bio, io, cs, false);
 		cond_resched();
 	}
 	spin_unlock_irq(&mb->lock);

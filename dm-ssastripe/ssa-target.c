@@ -589,7 +589,7 @@ static void ssa_resume(struct dm_target *ti)
 
 static struct target_type ssa_target = {
 	.name = "ssastripe",
-	.version = { 1, 8, 2 },
+	.version = { 1, 8, 3 },
 	.module = THIS_MODULE,
 	.ctr = ssa_ctr,
 	.dtr = ssa_dtr,

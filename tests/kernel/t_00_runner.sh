@@ -16,6 +16,18 @@ runner_stuck() {
 	fail "a read of a suspended volume returned"
 }
 
+# A kernel WARNING that a test moves out of the log (klog_mark) must still
+# fail the guest: tools/vm-guest reads the moved logs too.  /dev/kmsg puts
+# a line of the shape a WARN() prints into the kernel log; the test itself
+# passes, and tests/runner-selftest expects tools/vm to exit 125 naming it.
+runner_warning() {
+	echo "WARNING: CPU: 0 PID: $$ at runner_warning (provoked by tests/runner-selftest)" > /dev/kmsg
+	klog_mark
+	dmesg | grep -q "runner_warning (provoked" && { fail "klog_mark left the line in the log"; return 1; }
+	return 0
+}
+
 if [ "${SSA_RUNNER_SELFTEST:-0}" = 1 ]; then
+	register runner_warning runner_warning
 	register runner_stuck runner_stuck
 fi

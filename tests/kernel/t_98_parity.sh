@@ -183,8 +183,8 @@ register parity_placement parity_placement
 
 # The sync policies in the trace (raid5, queue_depth 1, rmw, 4 KiB writes:
 # a data task and a parity task each).  before_service: the parity task is
-# queued before its data task is dispatched; after_service: only after the
-# old data read completed.  Both: one task in service per member at a time.
+# queued as its data task is dispatched (after that event, before the read
+# completes); after_service: only after the old data read completed.  Both: one task in service per member at a time.
 parity_sync_trace() {
 	local rc=0 sync tr
 	mkdir -p "$WORK"
@@ -223,8 +223,8 @@ for rid, k in kinds.items():
         continue
     p = pos[rid]
     pq = p[(2, "child_queue")]
-    if sync == "before_service" and not pq < p[(0, "child_dispatch")]:
-        bad.append(f"request {rid}: parity queued after its data task started")
+    if sync == "before_service" and not p[(0, "child_dispatch")] < pq < p[(0, "child_complete")]:
+        bad.append(f"request {rid}: parity not queued as its data task started")
     if sync == "after_service" and not pq > p[(0, "child_complete")]:
         bad.append(f"request {rid}: parity queued before the old data was read")
 print(f"# {sync}: {len(kinds)} writes, {len(bad)} violations")
