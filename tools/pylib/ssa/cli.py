@@ -12,10 +12,17 @@ import math
 import os
 import sys
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import array, bsu, compare, disk, raid5
+from . import bsu, compare, disk
+
+# The seed 001 and seed 002 models (ssa.array, ssa.raid5) pull in
+# scipy.integrate and scipy.signal, seconds of imports on a small machine
+# and minutes in an emulated guest: they are imported where they are used.
+if TYPE_CHECKING:
+    from . import array, raid5
 
 MB = 10**6
 KB = 1024
@@ -81,6 +88,7 @@ def _disk_from(args: argparse.Namespace) -> disk.Disk:
 
 
 def _array_from(args: argparse.Namespace, sizes=None) -> raid5.Array:
+    from . import raid5
     ws = args.disks - 1
     if sizes is None:
         sizes = raid5.parse_sizes(args.sizes, ws) if ws >= 1 else None
@@ -108,6 +116,7 @@ def _rates(text: str) -> list[float]:
 
 
 def _model_parity(args: argparse.Namespace) -> dict:
+    from . import raid5
     arr = _array_from(args)
     bound = _bound(args, arr)
     rows = raid5.table(args.layout, arr, _rates(args.rate), args.sync, bound)
@@ -116,6 +125,7 @@ def _model_parity(args: argparse.Namespace) -> dict:
 
 
 def _model_maxrate(args: argparse.Namespace) -> dict:
+    from . import raid5
     arr = _array_from(args)
     fn = raid5.maxrate_raid5 if args.layout == "raid5" else raid5.maxrate_pstripe
     return {"model": "maxrate", "layout": args.layout, "max_rate": fn(arr),
@@ -142,6 +152,7 @@ def _print_parity(r: dict) -> None:
 # -- seed 001: the disk array model ---------------------------------------------
 
 def _array_cfg(args: argparse.Namespace) -> array.ArrayConfig:
+    from . import array
     return array.ArrayConfig(
         disks=args.disks, stripe_unit=int(args.stripe_kb * KB), mirrored=args.layout == "raid10",
         pos_a=args.pos_a_ms / 1e3, pos_b=args.pos_b_ms / 1e3, seq_c=args.seq_c_ms / 1e3,
@@ -155,6 +166,7 @@ def _array_cfg(args: argparse.Namespace) -> array.ArrayConfig:
 
 
 def _model_array(args: argparse.Namespace) -> dict:
+    from . import array
     cfg = _array_cfg(args)
     size = args.request_kb * KB
     seq = args.pattern == "sequential"
@@ -229,6 +241,7 @@ def _compare(args: argparse.Namespace) -> dict:
             prm = setup.params
             chunk = int(round(prm["chunk_kb"] * 2))
             sizes = compare.block_sizes(recs, chunk, prm["disks"] - 1)
+            from . import raid5
             arr = raid5.Array(setup.disk(), prm["disks"], meas.p_read, sizes=sizes,
                               skew=args.skew, blocks_per_track=args.blocks_per_track)
             bound = args.bound or ("lb" if arr.single or prm["sync"] == "as" else "simple")

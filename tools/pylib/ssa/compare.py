@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
-from scipy import stats
+from scipy.special import stdtrit
 
 from . import disk as disk_mod
 from . import queues
@@ -221,7 +221,7 @@ def batch_means(x: np.ndarray, batches: int = 20, level: float = 0.95) -> tuple[
     if len(x) < 2 * batches:
         raise ValueError(f"need at least {2 * batches} requests for {batches} batches")
     means = np.array([b.mean() for b in np.array_split(x, batches)])
-    t = stats.t.ppf(0.5 + level / 2, batches - 1)
+    t = stdtrit(batches - 1, 0.5 + level / 2)   # Student t quantile
     return float(x.mean()), float(t * means.std(ddof=1) / math.sqrt(batches))
 
 
