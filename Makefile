@@ -7,6 +7,9 @@
 #   make check-full   the test suite with the long matrices
 #   make check-compat the kernel suite on a second kernel (Debian 12's
 #                     newest 6.12), in its own guest boot
+#   make check-debug  the kernel suite on a kernel with KASAN, lockdep,
+#                     kmemleak and UBSAN (built once by tools/debug-kernel:
+#                     hours the first time)
 #   make experiments  the whole experiment catalogue (experiments/*.toml) on
 #                     QEMU's instruction clock, into build/experiments
 #                     (EXPERIMENTS="NAME ..." for some; hours for all)
@@ -24,7 +27,7 @@ MOD := $(TOP)/dm-ssastripe
 BUILD := $(TOP)/build
 VM := $(TOP)/tools/vm
 
-.PHONY: all module bootstrap bootstrap-compat demo check check-full check-compat unit lint bench bench-icount clean ssatrace experiments install
+.PHONY: all module bootstrap bootstrap-compat bootstrap-debug demo check check-full check-compat check-debug unit lint bench bench-icount clean ssatrace experiments install
 
 all: module ssatrace ssaload
 
@@ -124,6 +127,12 @@ check-full: bootstrap module $(SSAT)/ssatrace $(SCRIB)/scribble $(UNIT) $(SSALOA
 
 bootstrap-compat:
 	@tools/bootstrap --compat
+
+bootstrap-debug:
+	@tools/bootstrap --debug
+
+check-debug: bootstrap-debug $(SSAT)/ssatrace $(SCRIB)/scribble $(SSALOAD)
+	@tests/run-debug
 
 check-compat: bootstrap-compat $(SSAT)/ssatrace $(SCRIB)/scribble
 	@tests/run-compat
