@@ -184,7 +184,8 @@ register parity_placement parity_placement
 # The sync policies in the trace (raid5, queue_depth 1, rmw, 4 KiB writes:
 # a data task and a parity task each).  before_service: the parity task is
 # queued as its data task is dispatched (after that event, before the read
-# completes); after_service: only after the old data read completed.  Both: one task in service per member at a time.
+# completes); after_service: only after the old data read completed.
+# Both: one task in service per member at a time.
 parity_sync_trace() {
 	local rc=0 sync tr
 	mkdir -p "$WORK"
