@@ -2,6 +2,7 @@
 rotation-only parallel overhead, a mirrored pair as a two-server station,
 the minimum disk queue and the positioning law fitted on a LOOK disk."""
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -14,7 +15,8 @@ ROT = 6e-3
 
 def test_defaults_are_the_seeds_model():
     cfg = A.ArrayConfig()
-    assert (cfg.overhead, cfg.pair_queue, cfg.min_disk_queue) == ("beta", "random", 0.0)
+    assert (cfg.overhead, cfg.pair_queue, cfg.min_disk_queue, cfg.uncoalesced) == \
+        ("beta", "random", 0.0, "random")
     # the documented example (Documentation/models.rst): queue balance, 96 KB
     r = A.reads(A.with_policy(cfg, True, "queue"), 96 * 1024, 6)
     assert r[0].response * 1e3 == pytest.approx(17.225, abs=1e-3)
@@ -22,7 +24,7 @@ def test_defaults_are_the_seeds_model():
 
 
 @pytest.mark.parametrize("bad", [{"overhead": "x"}, {"pair_queue": "x"},
-                                 {"min_disk_queue": -1}])
+                                 {"min_disk_queue": -1}, {"uncoalesced": "x"}])
 def test_bad_options_are_refused(bad):
     with pytest.raises(ValueError):
         A.ArrayConfig(**bad)
@@ -119,3 +121,42 @@ def test_model_point_with_the_options():
     assert opts == pytest.approx(want, rel=0.03)
     with pytest.raises(ValueError):
         ex.model_point(_fig6_point(1, positioning="measured"))
+
+
+def test_track_pass_charges_each_later_io_its_gap_and_the_turn_a_boundary_costs():
+    cfg = A.ArrayConfig(uncoalesced="track")
+    gap = cfg.stripe_unit / cfg.disk_rate          # one 16 KB unit, 0.53 ms
+    track = cfg.disk_rate * cfg.rotation           # 186 KB a turn
+    # a boundary falls in a one-unit gap with chance 16 / 186 and then costs a turn
+    want = gap + cfg.stripe_unit / track * cfg.rotation
+    assert A.track_pass(cfg, 3, 1) == pytest.approx(2 * want)
+    assert want == pytest.approx(2 * gap)
+    assert A.track_pass(cfg, 1, 1) == 0.0
+    assert A.track_pass(cfg, 4, 0) == 0.0           # contiguous units: no gap, no boundary
+
+
+def test_track_split_is_one_visit_a_disk():
+    seed = A.ArrayConfig(coalescing=False)
+    track = replace(seed, uncoalesced="track")
+    s0, s1 = A.split(seed, 256 * 1024), A.split(track, 256 * 1024)
+    assert (s0.disks_used, s1.disks_used) == (6, 6)
+    assert s0.ios_per_disk == pytest.approx(16 / 6) and s1.ios_per_disk == 1.0
+    assert s1.io_bytes == pytest.approx(256 * 1024 / 6)
+    # transfer balance deals a set's units over both copies: one unit between
+    assert s1.extra == pytest.approx(A.track_pass(track, 16 / 6, 1))
+    # queue balance keeps a set's units on one copy: contiguous, nothing between
+    q = replace(track, balance="queue")
+    assert A.split(q, 256 * 1024).extra == 0.0
+    # coalescing ignores the option
+    assert A.split(replace(track, coalescing=True), 256 * 1024) == A.split(
+        replace(seed, coalescing=True), 256 * 1024)
+
+
+def test_track_sits_between_coalesced_and_the_seeds_random_positioning():
+    seed = A.ArrayConfig(coalescing=False)
+    for kb in (128, 256):
+        rand = A.reads(seed, kb * 1024, 4)
+        track = A.reads(replace(seed, uncoalesced="track"), kb * 1024, 4)
+        co = A.reads(replace(seed, coalescing=True), kb * 1024, 4)
+        for r, t, c in zip(rand, track, co):
+            assert c.response < t.response < r.response

@@ -271,6 +271,22 @@ def test_outrun_point_is_reported(tmp_path):
     assert any("outran" in f for f in res["failures"])
 
 
+def test_report_again_keeps_the_runs_wall_time(tmp_path, monkeypatch):
+    from ssa import cli
+    s = ex.load_spec(write_spec(tmp_path, BASE))
+    out = tmp_path / "run"
+    make_point_dir(out / "p00", rate=10)
+    make_point_dir(out / "p01", rate=20)
+    ex.summarise(s, str(out), quick=False, clock="icount", wall_s=123.0, run_size=2)
+    (out / "plan.json").write_text(json.dumps(
+        [{"experiment": "exp1", "dir": str(out), "quick": False, "clock": "icount"}]))
+    monkeypatch.setattr(ex, "catalogue", lambda: {"exp1": s})
+    assert cli.main(["experiment", "report", str(out)]) == 0
+    saved = json.loads((out / "results.json").read_text())
+    assert (saved["wall_s"], saved["run_experiments"]) == (123.0, 2)
+    assert "Wall time 123 s" in (out / "report.md").read_text()
+
+
 def test_cli_list_and_unknown(capsys):
     from ssa import cli
     assert cli.main(["experiment", "list"]) == 0

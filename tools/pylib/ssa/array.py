@@ -70,6 +70,7 @@ class ArrayConfig:
     overhead: str = "beta"               # 'beta' (5.2) or 'rotation'
     pair_queue: str = "random"           # 'random' (A.1 visit ratios) or 'shortest'
     min_disk_queue: float = 0.0          # positioning at a queue of at least this
+    uncoalesced: str = "random"          # 'random' (one positioning an I/O) or 'track'
 
     def __post_init__(self):
         if self.disks < 1 or (self.mirrored and self.disks % 2):
@@ -88,6 +89,8 @@ class ArrayConfig:
             raise ValueError("pair_queue must be 'random' or 'shortest'")
         if self.min_disk_queue < 0:
             raise ValueError("min_disk_queue must not be negative")
+        if self.uncoalesced not in ("random", "track"):
+            raise ValueError("uncoalesced must be 'random' or 'track'")
 
 
 # -- disk positioning and service time (section 5.1) --------------------------
@@ -110,6 +113,7 @@ class Split:
     disks_used: float        # k: disks a request touches
     ios_per_disk: float      # v: disk I/Os each of them serves
     io_bytes: float          # bytes per disk I/O
+    extra: float = 0.0       # time a disk's visit spends between its I/Os, s
 
     @property
     def disk_ios(self) -> float:
@@ -127,6 +131,9 @@ def split(cfg: ArrayConfig, request_bytes: float) -> Split:
     coalescing each disk serves one I/O of all its units; without, one I/O
     per unit.  For n >= W this is the seed's num_diskIOs = stripe_width
     (transfer) or stripe_width / 2 (queue).
+
+    With ``uncoalesced = 'track'`` a disk's uncoalesced I/Os of a request
+    are one visit instead of v (``track_pass``).
     """
     if request_bytes <= 0:
         raise ValueError("request size must be positive")
@@ -138,7 +145,27 @@ def split(cfg: ArrayConfig, request_bytes: float) -> Split:
     if cfg.coalescing:
         return Split(k, 1.0, per_disk)
     v = max(1.0, n / k)
+    if cfg.uncoalesced == "track":
+        return Split(k, 1.0, per_disk, track_pass(cfg, v, width // rows - 1))
     return Split(k, v, per_disk / v)
+
+
+def track_pass(cfg: ArrayConfig, ios: float, gap_units: int) -> float:
+    """Time a disk spends between the first and the last of its ``ios``
+    uncoalesced I/Os of one request when it serves them in one pass, as a
+    LOOK disk does (they lie on its track in address order, the nearest
+    work it has): before each later I/O the platter turns past the
+    ``gap_units`` stripe units between it and the previous one (units
+    dealt to the other copies of the set), and, when a track boundary falls
+    in that gap, the head goes to the next track and waits a turn for its
+    start (with no track skew: the gap is already past the head).  The
+    chance of a boundary in the gap is the gap's share of a track, whose
+    bytes are the disk's rate times a turn."""
+    if ios <= 1:
+        return 0.0
+    gap = gap_units * cfg.stripe_unit
+    track = cfg.disk_rate * cfg.rotation
+    return (ios - 1) * (gap / cfg.disk_rate + min(1.0, gap / track) * cfg.rotation)
 
 
 def write_split(cfg: ArrayConfig, request_bytes: float) -> Split:
@@ -321,7 +348,7 @@ def _service(cfg: ArrayConfig, s: Split, queue: float, sequential: bool,
     pos = position_time(cfg, queue, sequential)
     if write:
         pos += cfg.write_seek - cfg.read_seek     # Table 1's write seek penalty
-    return pos, s.ios_per_disk * (pos + s.io_bytes / cfg.disk_rate)
+    return pos, s.ios_per_disk * (pos + s.io_bytes / cfg.disk_rate) + s.extra
 
 
 def approx_disk_queue(cfg: ArrayConfig, s: Split, mpl: int, cpu_delay: float,

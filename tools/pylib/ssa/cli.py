@@ -554,7 +554,15 @@ def _experiment_report(args: argparse.Namespace) -> dict:
     for pl in plans:
         if want and pl["dir"] != want:
             continue
-        r = experiment.summarise(cat[pl["experiment"]], pl["dir"], pl["quick"], pl["clock"])
+        # the run's wall time is not in the points: keep what the run wrote
+        prev = {}
+        try:
+            with open(os.path.join(pl["dir"], "results.json"), encoding="utf-8") as f:
+                prev = json.load(f)
+        except (OSError, ValueError):
+            pass
+        r = experiment.summarise(cat[pl["experiment"]], pl["dir"], pl["quick"], pl["clock"],
+                                 prev.get("wall_s") or 0.0, prev.get("run_experiments") or 1)
         r["dir"] = pl["dir"]
         res.append(r)
     return {"experiments": res}

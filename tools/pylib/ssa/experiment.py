@@ -72,7 +72,7 @@ _WORKLOAD_KEYS = {"generator", "mode", "rate", "mpl", "think_ms", "think_dist", 
 _MODEL_KEYS = {"kind", "sync", "bounds", "sizes", "skew", "balance", "coalescing",
                "request_kb", "cpu_delay_ms", "cache_mbps", "pos_a_ms", "pos_b_ms",
                "max_read_seek_ms", "beta_concentration", "positioning", "overhead",
-               "pair_queue", "min_disk_queue"}
+               "pair_queue", "min_disk_queue", "uncoalesced"}
 _PLOT_KEYS = {"x", "y", "xlabel", "ylabel", "title", "logx", "by"}
 _CHECK_KEYS = {"tolerance", "metrics", "max_utilization"}
 _DERIVE_KEYS = {"kind", "group", "over", "metric", "formulas"}
@@ -726,7 +726,7 @@ def model_point(point: dict) -> dict:
             extra["pos_a"], extra["pos_b"], extra["rotation"] = emulated_positioning(point)
         elif m.get("positioning", "seed") != "seed":
             raise ValueError("model.positioning must be seed or emulated")
-        for k in ("overhead", "pair_queue"):
+        for k in ("overhead", "pair_queue", "uncoalesced"):
             if k in m:
                 extra[k] = str(m[k])
         if "min_disk_queue" in m:
