@@ -168,26 +168,31 @@ register ops_raid5 ops_layout raid5
 register ops_pstripe ops_layout pstripe
 
 # FUA writes: every child carries REQ_FUA to its member (seen at the block
-# layer's block_bio_queue tracepoint, with bpftrace).
+# layer's block_bio_queue event, with ftrace: the flags are its rwbs field).
 fua_children() {
-	command -v bpftrace >/dev/null || { skip "bpftrace not installed"; return; }
 	loop_members 2 16 || return 1
-	local a=${LOOPS[0]} b=${LOOPS[1]} da db rc=0 i
+	local a=${LOOPS[0]} b=${LOOPS[1]} da db rc=0 ev
 	vol_create ssat-f 16384 stripe 8 "$a 0 $b 0" || return 1
 	da=$(( (0x$(stat -c %t "$a") << 20) | 0x$(stat -c %T "$a") ))
 	db=$(( (0x$(stat -c %t "$b") << 20) | 0x$(stat -c %T "$b") ))
-	bt_start "$WORK/bt.out" '^ready' -e "BEGIN { printf(\"ready\\n\"); }
-		tracepoint:block:block_bio_queue /args->dev == $da || args->dev == $db/
-		{ @[args->dev, args->rwbs] = count(); }" || return 1
+	trace_start || return 1
+	echo 0 > $TR/tracing_on
+	echo 0 > $TR/events/ssastripe/enable
+	ev=$TR/events/block/block_bio_queue
+	echo "dev == $da || dev == $db" > $ev/filter || { fail "block_bio_queue filter refused"; return 1; }
+	echo 1 > $ev/enable
+	echo 1 > $TR/tracing_on
 	# three 8 KiB O_DSYNC writes, each spanning both members (4 KiB chunks)
 	timeout 120 dd if=/dev/zero of=/dev/mapper/ssat-f bs=8k count=3 oflag=direct,dsync status=none ||
 		{ fail "dd failed or hung"; diag_tasks; rc=1; }
-	sleep 0.5
-	bt_stop || rc=1
-	cat "$WORK/bt.out"
-	local fa fb
-	fa=$(awk -v d="$da" -F'[][,: ]+' '$2 == d && $3 ~ /^W.*F/ {n += $NF} END {print n + 0}' "$WORK/bt.out")
-	fb=$(awk -v d="$db" -F'[][,: ]+' '$2 == d && $3 ~ /^W.*F/ {n += $NF} END {print n + 0}' "$WORK/bt.out")
+	echo 0 > $ev/enable
+	echo 0 > $ev/filter
+	trace_stop "$WORK/fua.trace"
+	grep block_bio_queue "$WORK/fua.trace" | sed 's/^/# /'
+	# "block_bio_queue: 7,0 WFS 2048 + 8 [dd]": count the writes with FUA
+	local fa fb ma=$(( da >> 20 )),$(( da & 0xfffff )) mb=$(( db >> 20 )),$(( db & 0xfffff ))
+	fa=$(awk -v d="$ma" '$0 ~ /block_bio_queue:/ { for (i = 1; i < NF; i++) if ($i == "block_bio_queue:" && $(i + 1) == d && $(i + 2) ~ /^W.*F/) n++ } END { print n + 0 }' "$WORK/fua.trace")
+	fb=$(awk -v d="$mb" '$0 ~ /block_bio_queue:/ { for (i = 1; i < NF; i++) if ($i == "block_bio_queue:" && $(i + 1) == d && $(i + 2) ~ /^W.*F/) n++ } END { print n + 0 }' "$WORK/fua.trace")
 	expect_eq "FUA writes on member 0" "$fa" 3 || rc=1
 	expect_eq "FUA writes on member 1" "$fb" 3 || rc=1
 	return $rc
