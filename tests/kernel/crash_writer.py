@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The workload of the crash tests: N random 4 KiB O_DIRECT writes to a
+volume, one at a time, each block stamped "SSAW" + its sequence number
+(then the block number, then filler), with an fsync and a dm-log-writes
+mark "m<seq>" after every F writes (the mark says: writes up to <seq> were
+acknowledged and flushed).  Writes the sequence to a CSV (seq,block).
+
+usage: crash_writer.py DEV LOGWRITES_NAME BLOCKS N F SEED CSV
+"""
+import mmap
+import os
+import random
+import struct
+import subprocess
+import sys
+
+BLOCK = 4096
+
+
+def main(argv):
+    dev, lw, blocks, n, every, seed, out = argv[1], argv[2], *map(int, argv[3:7]), argv[7]
+    rng = random.Random(seed)
+    buf = mmap.mmap(-1, BLOCK)
+    fd = os.open(dev, os.O_WRONLY | os.O_DIRECT)
+    with open(out, "w") as f:
+        f.write("seq,block\n")
+        for seq in range(1, n + 1):
+            b = rng.randrange(blocks)
+            buf[:] = (b"SSAW" + bytes(4) + struct.pack("<QQ", seq, b)).ljust(BLOCK, bytes([seq % 251]))
+            if os.pwritev(fd, [buf], b * BLOCK) != BLOCK:
+                sys.exit(f"short write at block {b}")
+            f.write(f"{seq},{b}\n")
+            if seq % every == 0 or seq == n:
+                os.fsync(fd)
+                subprocess.run(["dmsetup", "message", lw, "0", "mark", f"m{seq}"], check=True)
+    os.close(fd)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
