@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Replay a dm-log-writes log of a raid5 volume's members and check every
-crash point: is acknowledged data still there, does the parity agree, and
-what would a member failure then reconstruct wrongly (the write hole)?
+"""Replay a dm-log-writes log of a raid5 or mirror volume's members and
+check every crash point: is acknowledged data still there, does the parity
+(do the copies) agree, and what would a member failure then get wrong (the
+write hole)?
 
-usage: crash_replay.py --log DEV --members N --member-sectors S --chunk C
+usage: crash_replay.py [--layout raid5|mirror [--copies K]] --log DEV
+                       --members N --member-sectors S --chunk C
                        --writes FILE [--json FILE] [--dump K:FILE ...]
        crash_replay.py --verify DEV --durable SEQ --writes FILE
 
@@ -19,11 +21,13 @@ followed write <seq>.  A crash point is every entry of the log.
 At each point:
 - acknowledged data: every block whose last write before the last mark
   reached is still that write's, or a later write's (one in flight may
-  have landed): a lost block is counted;
-- parity: the rows whose chunks do not XOR to zero;
-- the write hole: in those rows, the chunks at rest (no write in flight
-  to them) that a failure of their member would rebuild from the others
-  and the stale parity, and get wrong.
+  have landed), on every copy: a lost block is counted;
+- raid5: the rows whose chunks do not XOR to zero; mirror: the chunks
+  whose copies differ;
+- the write hole: in those rows, the chunks at rest (no write since the
+  last flush) that a failure of their member would rebuild from the others
+  and the stale parity, and get wrong; for a mirror, chunks at rest whose
+  copies differ.
 
 Prints one summary line and exits 1 if acknowledged data was lost or a
 mark's point has a parity mismatch.  --dump K:FILE writes the replayed
@@ -112,6 +116,87 @@ class Raid5:
             b = m * self.ms * SECTOR + (row + 1) * self.cb
         return out
 
+    # -- what replay() asks of a layout --
+    def copies(self, lblock):
+        """Byte offsets that must hold the block (a failure may leave any)."""
+        return [self.locate(lblock)[1]]
+
+    def key(self, lblock):
+        """The unit of placement a write of the block changes."""
+        m, off = self.locate(lblock)
+        return (m, (off - m * self.ms * SECTOR) // self.cb)
+
+    def units_of(self, lo, hi):
+        return {row for _, row in self.rows_of(lo, hi)}
+
+    def unit_ok(self, img, row):
+        return self.row_ok(img, row)
+
+    def hole(self, img, row, busy):
+        """Chunks at rest in a row with stale parity that a failure of
+        their member would rebuild wrongly."""
+        pm, n = self.parity_member(row), 0
+        for m in range(self.n):
+            if m == pm or busy((m, row)):
+                continue
+            acc = 0
+            for k in range(self.n):
+                if k != m:
+                    acc ^= int.from_bytes(self.chunk_at(img, k, row), "little")
+            if acc.to_bytes(self.cb, "little") != bytes(self.chunk_at(img, m, row)):
+                n += 1
+        return n
+
+
+class Mirror:
+    """The mirror layout over N members, K copies, chunk C sectors
+    (Documentation/mirror.rst): member k of set s is member s * K + k, and
+    logical chunk c is chunk c div S of every member of set c mod S."""
+
+    def __init__(self, n, member_sectors, chunk, copies):
+        if n % copies:
+            raise SystemExit("members must be a multiple of copies")
+        self.n, self.ms, self.chunk, self.k = n, member_sectors, chunk, copies
+        self.cb = chunk * SECTOR
+        self.sets = n // copies
+
+    def _set_row(self, lblock):
+        c, within = divmod(lblock * BLOCK, self.cb)
+        return c % self.sets, c // self.sets, within
+
+    def copies(self, lblock):
+        s, row, within = self._set_row(lblock)
+        return [(s * self.k + j) * self.ms * SECTOR + row * self.cb + within
+                for j in range(self.k)]
+
+    def key(self, lblock):
+        s, row, _ = self._set_row(lblock)
+        return (s, row)
+
+    def units_of(self, lo, hi):
+        out = set()
+        b = lo
+        while b < hi:
+            m, moff = divmod(b, self.ms * SECTOR)
+            row = moff // self.cb
+            out.add((m // self.k, row))
+            b = m * self.ms * SECTOR + (row + 1) * self.cb
+        return out
+
+    def _chunks(self, img, unit):
+        s, row = unit
+        return [bytes(img[(s * self.k + j) * self.ms * SECTOR + row * self.cb:][:self.cb])
+                for j in range(self.k)]
+
+    def unit_ok(self, img, unit):
+        c = self._chunks(img, unit)
+        return all(x == c[0] for x in c[1:])
+
+    def hole(self, img, unit, busy):
+        """A chunk at rest whose copies differ: a failure could leave the
+        wrong one."""
+        return 0 if busy(unit) or self.unit_ok(img, unit) else 1
+
 
 def stamp_of(block):
     """Sequence number a crash_writer block carries (0: never written)."""
@@ -138,10 +223,9 @@ def replay(ss, entries, geo, writes, dumps):
     versions = {}
     for seq, lb in writes:
         versions.setdefault(lb, []).append(seq)
-    in_flight_by_chunk = {}
+    by_key = {}
     for seq, lb in writes:
-        m, off = geo.locate(lb)
-        in_flight_by_chunk.setdefault((m, (off - m * geo.ms * SECTOR) // geo.cb), []).append(seq)
+        by_key.setdefault(geo.key(lb), []).append(seq)
 
     durable = 0                 # writes <= this seq were acknowledged and flushed
     issued = 0                  # the newest write seen in the log (the next may be in flight)
@@ -157,24 +241,14 @@ def replay(ss, entries, geo, writes, dumps):
         res["max_rows_mismatched"] = max(res["max_rows_mismatched"], nbad)
         if nbad:
             res["points_with_mismatch"] += 1
+            res["last_mismatch_point"], res["last_mismatch_durable"] = point, durable
             if is_mark:
                 res["mark_mismatches"] += 1
-        # the write hole: chunks at rest in a mismatched row, rebuilt wrong
-        hole = 0
-        for row in bad_rows:
-            pm = geo.parity_member(row)
-            for m in range(geo.n):
-                if m == pm:
-                    continue
-                seqs = in_flight_by_chunk.get((m, row), [])
-                if any(durable < s <= issued + 1 for s in seqs):
-                    continue    # written since the last flush: not at rest
-                acc = 0
-                for k in range(geo.n):
-                    if k != m:
-                        acc ^= int.from_bytes(geo.chunk_at(img, k, row), "little")
-                if acc.to_bytes(geo.cb, "little") != bytes(geo.chunk_at(img, m, row)):
-                    hole += 1
+        # the write hole: chunks at rest in a mismatched unit, rebuilt wrong
+        # (a chunk written since the last flush is not at rest)
+        def busy(key):
+            return any(durable < s <= issued + 1 for s in by_key.get(key, []))
+        hole = sum(geo.hole(img, u, busy) for u in bad_rows)
         if hole:
             res["points_with_hole"] += 1
             res["hole_chunks_sum"] += hole
@@ -190,13 +264,13 @@ def replay(ss, entries, geo, writes, dumps):
             want = [s for s in seqs if s <= durable]
             if not want:
                 continue
-            m, off = geo.locate(lb)
-            got = stamp_of(img[off:off + BLOCK])
-            if got < want[-1] or got not in seqs:
-                res["lost_blocks"] += 1
-                if len(res["lost_examples"]) < 8:
-                    res["lost_examples"].append({"point": point, "block": lb,
-                                                 "want": want[-1], "got": got})
+            for off in geo.copies(lb):
+                got = stamp_of(img[off:off + BLOCK])
+                if got < want[-1] or got not in seqs:
+                    res["lost_blocks"] += 1
+                    if len(res["lost_examples"]) < 8:
+                        res["lost_examples"].append({"point": point, "block": lb,
+                                                     "want": want[-1], "got": got})
 
     def dump(point):
         if point in dumps:
@@ -226,13 +300,13 @@ def replay(ss, entries, geo, writes, dumps):
                 for b in range(0, len(data), BLOCK):
                     # a data block of write st (a parity block may look like one)
                     st = stamp_of(data[b:b + BLOCK])
-                    if 0 < st <= len(writes) and geo.locate(writes[st - 1][1])[1] == lo + b:
+                    if 0 < st <= len(writes) and lo + b in geo.copies(writes[st - 1][1]):
                         issued = max(issued, st)
-            for _, row in geo.rows_of(lo, hi):
-                if geo.row_ok(img, row):
-                    bad_rows.discard(row)
+            for u in geo.units_of(lo, hi):
+                if geo.unit_ok(img, u):
+                    bad_rows.discard(u)
                 else:
-                    bad_rows.add(row)
+                    bad_rows.add(u)
         check(i, False)
         dump(i)
     res["durable_at_end"] = durable
@@ -274,6 +348,8 @@ def main(argv=None):
     ap.add_argument("--members", type=int)
     ap.add_argument("--member-sectors", type=int)
     ap.add_argument("--chunk", type=int, help="chunk, sectors")
+    ap.add_argument("--layout", choices=("raid5", "mirror"), default="raid5")
+    ap.add_argument("--copies", type=int, default=2, help="mirror: copies (2)")
     ap.add_argument("--json", help="write the counts here")
     ap.add_argument("--dump", action="append", default=[], metavar="K:FILE")
     a = ap.parse_args(argv)
@@ -285,7 +361,8 @@ def main(argv=None):
     if not (a.log and a.members and a.member_sectors and a.chunk):
         ap.error("a replay needs --log, --members, --member-sectors and --chunk")
     ss, entries = read_log(a.log)
-    geo = Raid5(a.members, a.member_sectors, a.chunk)
+    geo = (Raid5(a.members, a.member_sectors, a.chunk) if a.layout == "raid5" else
+           Mirror(a.members, a.member_sectors, a.chunk, a.copies))
     dumps = {}
     for d in a.dump:
         k, f = d.split(":", 1)

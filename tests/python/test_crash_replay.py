@@ -131,3 +131,25 @@ def test_dump_writes_the_replayed_device(tmp_path):
     m, off = g.locate(5)
     assert cr.stamp_of(d[off:off + 4096]) == 1
     assert d.count(0) > len(d) - 2 * 4096      # only the data chunk so far
+
+
+def test_mirror_copies_may_differ_only_in_flight(tmp_path):
+    g = cr.Mirror(N, MS, CHUNK, 2)
+    # 2 sets of 2: chunk 0 on members 0 and 1, chunk 1 on members 2 and 3
+    assert g.copies(1) == [2 * MS * SS, 3 * MS * SS]
+    log, writes = Log(), [(1, 0), (2, 1)]
+    for seq, lb in writes:
+        for off in g.copies(lb):
+            log.write(off, block(seq, lb))
+    log.flush()
+    log.mark("m2")
+    # at rest and different: write 1's block rewritten on one copy only, by
+    # no write of the workload (what a lost copy write would leave)
+    log.write(g.copies(0)[1], block(7, 0))
+    rc, r = run(tmp_path, log, writes, ["--layout", "mirror"])
+    assert rc == 1                               # block 0's copy 1 lost write 1
+    assert r["lost_blocks"] >= 1 and r["lost_examples"][0]["block"] == 0
+    # one point between each write's two copies, not at rest; the last entry
+    # leaves block 0's copies different at rest
+    assert r["points_with_mismatch"] == 3
+    assert r["points_with_hole"] == 1 and r["hole_points"] == [7]
