@@ -74,20 +74,12 @@ print(r["last_mismatch_point"], r["last_mismatch_durable"])' "$WORK/crash.json")
 	# Recovery from the last crash point that shows the hole: the members
 	# as that crash left them, a volume with the initial sync on; then the
 	# parity agrees and the flushed writes read back through the volume.
-	out=$(python3 "${replay[@]}" --dump "$k:$WORK/crashed.img") || true
-	local img
-	img=$(losetup -f --show "$WORK/crashed.img") || return 1
-	LOOPS+=("$img")
-	members=""
-	for ((i = 0; i < n; i++)); do
-		dmsetup create ssat-r$i --table "0 $msz linear $img $((i * msz))" || return 1
-		members+="/dev/mapper/ssat-r$i 0 "
-	done
+	members=$(crash_members "$k" "$n" "$msz" "${replay[@]}") || return 1
 	out=$(python3 "$TOP/tests/kernel/check_parity.py" --table \
-		"0 $vsz ssastripe raid5 $chunk $n ${members% }") &&
+		"0 $vsz ssastripe raid5 $chunk $n $members") &&
 		{ fail "the crashed members' parity agrees before recovery: $out"; rc=1; }
 	info "crashed at point $k (flushed up to write $durable): $out"
-	vol_create ssat-c "$vsz" raid5 $chunk "${members% }" || return 1
+	vol_create ssat-c "$vsz" raid5 $chunk "$members" || return 1
 	wait_synced ssat-c || rc=1
 	parity_ok ssat-c || rc=1
 	out=$(python3 "$TOP/tests/kernel/crash_replay.py" --verify /dev/mapper/ssat-c \
@@ -97,22 +89,32 @@ print(r["last_mismatch_point"], r["last_mismatch_durable"])' "$WORK/crash.json")
 	return $rc
 }
 
+# crash_members POINT N MSZ REPLAY...: the members as the crash at POINT
+# left them: the replayed device in a loop device, cut into N linear
+# members ssat-r0.. of MSZ sectors.  Prints "DEV 0 DEV 0 ...".
+crash_members() {
+	local k=$1 n=$2 msz=$3 img i members=""
+	shift 3
+	python3 "$@" --dump "$k:$WORK/crashed.img" >/dev/null
+	[ -s "$WORK/crashed.img" ] || { fail "no image of crash point $k" >&2; return 1; }
+	img=$(losetup -f --show "$WORK/crashed.img") || return 1
+	for ((i = 0; i < n; i++)); do
+		dmsetup create ssat-r$i --table "0 $msz linear $img $((i * msz))" || return 1
+		members+="/dev/mapper/ssat-r$i 0 "
+	done
+	echo "${members% }"
+}
+
 # crash_recover_mirror N MSZ CHUNK VSZ "POINT DURABLE" REPLAY...: the members
 # as that crash point left them (two copies of a chunk different), a mirror
 # over them, a repair; then the copies agree and the flushed blocks read
 # back.
 crash_recover_mirror() {
-	local n=$1 msz=$2 chunk=$3 vsz=$4 k durable img i members="" out rc=0
+	local n=$1 msz=$2 chunk=$3 vsz=$4 k durable members out rc=0
 	read -r k durable <<< "$5"
 	shift 5
-	out=$(python3 "$@" --dump "$k:$WORK/crashed.img") || true
-	img=$(losetup -f --show "$WORK/crashed.img") || return 1
-	LOOPS+=("$img")
-	for ((i = 0; i < n; i++)); do
-		dmsetup create ssat-r$i --table "0 $msz linear $img $((i * msz))" || return 1
-		members+="/dev/mapper/ssat-r$i 0 "
-	done
-	vol_create ssat-c "$vsz" mirror $chunk "${members% }" || return 1
+	members=$(crash_members "$k" "$n" "$msz" "$@") || return 1
+	vol_create ssat-c "$vsz" mirror $chunk "$members" || return 1
 	out=$(scrub ssat-c check) || { fail "check did not end: $out"; return 1; }
 	[ "$out" -gt 0 ] 2>/dev/null || { fail "check finds no difference at crash point $k: $out"; rc=1; }
 	info "crashed at point $k (flushed up to write $durable): check counts $out"
