@@ -74,6 +74,17 @@ def read_log(path):
     return ss, entries
 
 
+def chunks_touched(member_sectors, chunk_bytes, lo, hi):
+    """(member, row) of every chunk that bytes [lo, hi) of the data device
+    (members of member_sectors each, side by side) touch."""
+    b = lo
+    while b < hi:
+        m, moff = divmod(b, member_sectors * SECTOR)
+        row = moff // chunk_bytes
+        yield m, row
+        b = m * member_sectors * SECTOR + (row + 1) * chunk_bytes
+
+
 class Raid5:
     """left_symmetric raid5 over N members of S sectors, chunk C sectors
     (Documentation/parity.rst): row r has its parity on member
@@ -105,17 +116,6 @@ class Raid5:
             acc ^= int.from_bytes(self.chunk_at(img, m, row), "little")
         return acc == 0
 
-    def rows_of(self, byte_lo, byte_hi):
-        """(member, row) pairs a byte range of the data device touches."""
-        out = set()
-        b = byte_lo
-        while b < byte_hi:
-            m, moff = divmod(b, self.ms * SECTOR)
-            row = moff // self.cb
-            out.add((m, row))
-            b = m * self.ms * SECTOR + (row + 1) * self.cb
-        return out
-
     # -- what replay() asks of a layout --
     def copies(self, lblock):
         """Byte offsets that must hold the block (a failure may leave any)."""
@@ -127,7 +127,7 @@ class Raid5:
         return (m, (off - m * self.ms * SECTOR) // self.cb)
 
     def units_of(self, lo, hi):
-        return {row for _, row in self.rows_of(lo, hi)}
+        return {row for _, row in chunks_touched(self.ms, self.cb, lo, hi)}
 
     def unit_ok(self, img, row):
         return self.row_ok(img, row)
@@ -174,14 +174,7 @@ class Mirror:
         return (s, row)
 
     def units_of(self, lo, hi):
-        out = set()
-        b = lo
-        while b < hi:
-            m, moff = divmod(b, self.ms * SECTOR)
-            row = moff // self.cb
-            out.add((m // self.k, row))
-            b = m * self.ms * SECTOR + (row + 1) * self.cb
-        return out
+        return {(m // self.k, row) for m, row in chunks_touched(self.ms, self.cb, lo, hi)}
 
     def _chunks(self, img, unit):
         s, row = unit
@@ -207,7 +200,7 @@ def stamp_of(block):
 
 
 def load_writes(path):
-    """[(seq, lblock)] in order, and the marks {seq: index}."""
+    """[(seq, lblock)] of crash_writer.py's CSV, in order."""
     writes = []
     with open(path, newline="") as f:
         for row in csv.DictReader(f):

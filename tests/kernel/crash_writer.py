@@ -19,6 +19,8 @@ BLOCK = 4096
 
 
 def main(argv):
+    if len(argv) != 8:
+        sys.exit(__doc__.strip().splitlines()[-1])
     dev, lw, blocks, n, every, seed, out = argv[1], argv[2], *map(int, argv[3:7]), argv[7]
     rng = random.Random(seed)
     buf = mmap.mmap(-1, BLOCK)

@@ -82,8 +82,16 @@ print(r["last_mismatch_point"], r["last_mismatch_durable"])' "$WORK/crash.json")
 	vol_create ssat-c "$vsz" raid5 $chunk "$members" || return 1
 	wait_synced ssat-c || rc=1
 	parity_ok ssat-c || rc=1
+	crash_flushed_back "$durable" || rc=1
+	return $rc
+}
+
+# crash_flushed_back DURABLE: every block written up to write DURABLE reads
+# back through the recovered volume ssat-c, which is then removed
+crash_flushed_back() {
+	local out rc=0
 	out=$(python3 "$TOP/tests/kernel/crash_replay.py" --verify /dev/mapper/ssat-c \
-		--durable "$durable" --writes "$WORK/writes.csv") || { fail "after recovery: $out"; rc=1; }
+		--durable "$1" --writes "$WORK/writes.csv") || { fail "after recovery: $out"; rc=1; }
 	info "after recovery: $out"
 	vol_remove ssat-c
 	return $rc
@@ -120,10 +128,7 @@ crash_recover_mirror() {
 	info "crashed at point $k (flushed up to write $durable): check counts $out"
 	out=$(scrub ssat-c repair) || { fail "repair did not end: $out"; return 1; }
 	copies_identical ssat-c || rc=1
-	out=$(python3 "$TOP/tests/kernel/crash_replay.py" --verify /dev/mapper/ssat-c \
-		--durable "$durable" --writes "$WORK/writes.csv") || { fail "after repair: $out"; rc=1; }
-	info "after repair: $out"
-	vol_remove ssat-c
+	crash_flushed_back "$durable" || rc=1
 	return $rc
 }
 register crash_raid5 crash_layout raid5

@@ -42,8 +42,8 @@ class Log:
 
     def mark(self, name):
         m = name.encode()
-        self.entries.append(struct.pack("<QQQQ", 0, 0, cr.MARK, len(m)).ljust(SS - len(m), b"\0")
-                            [:32] + m + bytes(SS - 32 - len(m)))
+        # the name follows the entry in its sector
+        self.entries.append((struct.pack("<QQQQ", 0, 0, cr.MARK, len(m)) + m).ljust(SS, b"\0"))
 
     def save(self, path):
         sup = struct.pack("<QQQI", cr.MAGIC, 1, len(self.entries), SS).ljust(SS, b"\0")
@@ -153,3 +153,10 @@ def test_mirror_copies_may_differ_only_in_flight(tmp_path):
     # leaves block 0's copies different at rest
     assert r["points_with_mismatch"] == 3
     assert r["points_with_hole"] == 1 and r["hole_points"] == [7]
+
+
+def test_chunks_touched_crosses_chunks_and_members():
+    # members of 64 sectors (32 KiB), 4 KiB chunks: 8 KiB from the end of
+    # member 0's row 7 runs into member 1's row 0
+    got = list(cr.chunks_touched(MS, 4096, 7 * 4096 + 512, 9 * 4096))
+    assert got == [(0, 7), (1, 0)]
