@@ -1,0 +1,37 @@
+"""tests/summarize: the summary line, and why a failed test failed."""
+import pathlib
+import subprocess
+
+SUMMARIZE = pathlib.Path(__file__).resolve().parents[2] / "tests" / "summarize"
+
+
+def _run(tmp_path, text):
+    tap = tmp_path / "kernel-1.tap"
+    tap.write_text(text)
+    out = subprocess.run([str(SUMMARIZE), str(tap)], capture_output=True, text=True)
+    return out.returncode, out.stdout.splitlines()
+
+
+def test_counts_and_status(tmp_path):
+    rc, lines = _run(tmp_path, "1..3\nok 1 a\nok 2 b # SKIP no disk\nok 3 c\n")
+    assert rc == 0
+    assert lines[-1] == "2 passed, 0 failed, 1 skipped"
+
+
+def test_missing_results_fail(tmp_path):
+    rc, lines = _run(tmp_path, "1..3\nok 1 a\n")
+    assert rc == 1
+    assert "2 planned tests did not report" in lines[0]
+    assert lines[-1] == "1 passed, 2 failed, 0 skipped"
+
+
+def test_failure_carries_its_diagnostics(tmp_path):
+    text = ("1..2\nok 1 a\nnot ok 2 kernel log free of oops\n"
+            "# WARNING: CPU: 0 PID: 7 at foo.c:12 bar+0x1\n# second line\n"
+            "ok 3 c\n# not a diagnostic of 2\n")
+    rc, lines = _run(tmp_path, text)
+    assert rc == 1
+    at = lines.index("#   not ok: kernel log free of oops")
+    assert lines[at + 1] == "#     WARNING: CPU: 0 PID: 7 at foo.c:12 bar+0x1"
+    assert lines[at + 2] == "#     second line"
+    assert lines[at + 3] == "2 passed, 1 failed, 0 skipped"
