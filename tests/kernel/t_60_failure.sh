@@ -21,7 +21,7 @@ member_fails() {
 	# time that a slow machine could use up before the switch
 	(cd "$WORK" && exec fio --name=load --filename=/dev/mapper/ssat-v --direct=1 \
 		--ioengine=libaio --rw=randread --bssplit=4k/50:256k/50 --iodepth=16 \
-		--time_based --runtime=60 --continue_on_error=all --output="$WORK/fio.out" \
+		--time_based --runtime=600 --continue_on_error=all --output="$WORK/fio.out" \
 		>/dev/null 2>&1) &
 	local fio_pid=$! i
 	wait_io ssat-v || { kill $fio_pid; wait $fio_pid; return 1; }
@@ -104,7 +104,7 @@ remove_in_flight() {
 	# fio keeps the volume open until it is stopped (not for a fixed time,
 	# which a loaded machine could use up before the remove comes)
 	(cd "$WORK" && exec fio --name=busy --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
-		--rw=randrw --bssplit=4k/50:512k/50 --iodepth=32 --time_based --runtime=120 \
+		--rw=randrw --bssplit=4k/50:512k/50 --iodepth=32 --time_based --runtime=600 \
 		--continue_on_error=all >/dev/null 2>&1) &
 	local fio_pid=$!
 	wait_io ssat-v || { kill -INT $fio_pid; wait $fio_pid; return 1; }

@@ -67,9 +67,11 @@ queue_trace() {	# queue_trace DEPTH PRIORITY
 	trace_start 65536 || return 1
 	mkdir -p "$WORK"
 	# fio runs until the injections are done (SIGINT ends its run), not for
-	# a fixed time a slow machine could use up before they come
+	# a fixed time a slow machine could use up before they come (60 s was
+	# used up once, with four guests on two host cores); its runtime is
+	# only a bound
 	(cd "$WORK" && exec fio --name=q --filename=/dev/mapper/ssat-q --direct=1 --ioengine=libaio \
-		--rw=randrw --bssplit=4k/70:16k/30 --iodepth=16 --time_based --runtime=60 \
+		--rw=randrw --bssplit=4k/70:16k/30 --iodepth=16 --time_based --runtime=600 \
 		--output-format=json --output="$WORK/fio.json") &
 	local fio_pid=$!
 	# inject only once fio's reads and writes are queueing (fio can take

@@ -252,7 +252,7 @@ mirror_fail_run() {
 	shift 2
 	(cd "$WORK" && exec fio --name=v --filename=/dev/mapper/$name --direct=1 --ioengine=libaio \
 		--rw=randwrite --bssplit=4k/30:64k/40:512k/30 --iodepth=16 --size="$size" \
-		--verify=crc32c --verify_fatal=1 --verify_backlog=16 --time_based --runtime=60 \
+		--verify=crc32c --verify_fatal=1 --verify_backlog=16 --time_based --runtime=600 \
 		--output="$WORK/fio.out" >/dev/null 2>&1) &
 	local pid=$! t0
 	wait_io "$name" || rc=1
@@ -441,12 +441,12 @@ mirror_check_repair() {
 		"$(head -c 65536 "$WORK/data" | sha256sum)" || rc=1
 
 	# repairs under a verifying write load: fio writes (time-based, at
-	# most 120 s) until two repair walks have run from start to end while it
+	# most 600 s) until two repair walks have run from start to end while it
 	# ran, then a signal ends its run
 	walks=0
 	(cd "$WORK" && exec fio --name=cr --filename=$v --direct=1 --ioengine=libaio \
 		--rw=randwrite --bssplit=4k/50:64k/30:256k/20 --iodepth=8 \
-		--verify=crc32c --verify_fatal=1 --verify_backlog=32 --time_based --runtime=120 \
+		--verify=crc32c --verify_fatal=1 --verify_backlog=32 --time_based --runtime=600 \
 		--output="$WORK/cr.out" >/dev/null 2>&1) &
 	pid=$!
 	wait_io ssat-v || rc=1

@@ -160,3 +160,27 @@ def test_track_sits_between_coalesced_and_the_seeds_random_positioning():
         co = A.reads(replace(seed, coalescing=True), kb * 1024, 4)
         for r, t, c in zip(rand, track, co):
             assert c.response < t.response < r.response
+
+
+def test_member_latency_adds_to_every_disk_io():
+    """A fixed time per disk I/O (members over a network): at one stream and
+    no think time the disk time of a request grows by it once per visit, and
+    uncoalesced I/Os pay it each."""
+    base = A.ArrayConfig(coalescing=True)
+    net = replace(base, member_latency=0.5e-3)
+    s = A.split(base, 96 * 1024)
+    _, svc0 = A._service(base, s, 1.0, False, False)
+    _, svc1 = A._service(net, s, 1.0, False, False)
+    assert svc1 - svc0 == pytest.approx(s.ios_per_disk * 0.5e-3)
+    un = replace(base, coalescing=False)
+    su = A.split(un, 256 * 1024)
+    _, u0 = A._service(un, su, 1.0, False, False)
+    _, u1 = A._service(replace(un, member_latency=0.5e-3), su, 1.0, False, False)
+    assert su.ios_per_disk > 1
+    assert u1 - u0 == pytest.approx(su.ios_per_disk * 0.5e-3)
+    # and the response time at M = 1 grows, by at least that
+    r0 = A.reads(base, 96 * 1024, 1)[0].response
+    r1 = A.reads(net, 96 * 1024, 1)[0].response
+    assert r1 - r0 >= 0.5e-3 - 1e-12
+    with pytest.raises(ValueError):
+        A.ArrayConfig(member_latency=-1e-3)

@@ -13,10 +13,14 @@ Implemented, with the seed's section numbers:
 * disk access probability (3) and the four combinations of access
   coalescing and mirror load balancing (6.2);
 * options for a volume of emulated disks (``overhead``, ``pair_queue``,
-  ``min_disk_queue``; ``fit_positioning``): the parallel overhead of
-  rotations alone, a mirrored pair as a two-server station under
-  queue-length reducing balance, and the positioning law fitted on a
-  LOOK disk of given geometry the way section 5.1 fitted the Cheetah;
+  ``min_disk_queue``, ``uncoalesced``; ``fit_positioning``): the parallel
+  overhead of rotations alone, a mirrored pair as a two-server station
+  under queue-length reducing balance, positioning at a queue of at least
+  one, a request's uncoalesced I/Os on a disk served in one pass of its
+  track, and the positioning law fitted on a LOOK disk of given geometry
+  the way section 5.1 fitted the Cheetah;
+* ``member_latency``: a fixed time added to every disk I/O, for members
+  reached over a network (NVMe-oF, a SAN);
 * the parallel MVA for reads (A.1), the approximate disk queue for
   CPU_delay > 0 (A.3), the write-back cache as an M/M/1/K chain (4.2, A.2)
   and large writes sent directly to the disks (6.4).
@@ -71,6 +75,7 @@ class ArrayConfig:
     pair_queue: str = "random"           # 'random' (A.1 visit ratios) or 'shortest'
     min_disk_queue: float = 0.0          # positioning at a queue of at least this
     uncoalesced: str = "random"          # 'random' (one positioning an I/O) or 'track'
+    member_latency: float = 0.0          # fixed time added to every disk I/O (a network)
 
     def __post_init__(self):
         if self.disks < 1 or (self.mirrored and self.disks % 2):
@@ -91,6 +96,8 @@ class ArrayConfig:
             raise ValueError("min_disk_queue must not be negative")
         if self.uncoalesced not in ("random", "track"):
             raise ValueError("uncoalesced must be 'random' or 'track'")
+        if self.member_latency < 0:
+            raise ValueError("member_latency must not be negative")
 
 
 # -- disk positioning and service time (section 5.1) --------------------------
@@ -344,11 +351,15 @@ def mva(inp: Inputs, mpl: int, cpu_delay: float) -> Point:
 
 def _service(cfg: ArrayConfig, s: Split, queue: float, sequential: bool,
              write: bool) -> tuple[float, float]:
-    """(positioning, service per visit): v I/Os of io_bytes each."""
+    """(positioning, service per visit): v I/Os of io_bytes each, each
+    also paying ``member_latency`` (a member over a network: the request's
+    and the reply's transfer and the target's work, in series with the
+    disk's own service)."""
     pos = position_time(cfg, queue, sequential)
     if write:
         pos += cfg.write_seek - cfg.read_seek     # Table 1's write seek penalty
-    return pos, s.ios_per_disk * (pos + s.io_bytes / cfg.disk_rate) + s.extra
+    return pos, (s.ios_per_disk * (pos + s.io_bytes / cfg.disk_rate + cfg.member_latency)
+                 + s.extra)
 
 
 def approx_disk_queue(cfg: ArrayConfig, s: Split, mpl: int, cpu_delay: float,

@@ -162,7 +162,7 @@ def _array_cfg(args: argparse.Namespace) -> array.ArrayConfig:
         cache_rate=args.cache_mbps * MB, coalescing=args.coalescing == "on",
         balance=args.balance, beta_concentration=args.beta_concentration,
         cache_hit=args.cache_hit, destage_threshold=args.destage_threshold,
-        max_dirty_blocks=args.max_dirty_blocks)
+        max_dirty_blocks=args.max_dirty_blocks, member_latency=args.member_latency_ms / 1e3)
 
 
 def _model_array(args: argparse.Namespace) -> dict:
@@ -451,6 +451,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="dirty stripe units held without destaging (default 768)")
     ma.add_argument("--max-dirty-blocks", type=int, default=1024,
                     help="dirty stripe units the cache holds (default 1024)")
+    ma.add_argument("--member-latency-ms", type=float, default=0.0,
+                    help="fixed time added to every disk I/O: members over a network "
+                         "(default 0)")
     ma.set_defaults(func=_model_array)
 
     pc = sub.add_parser(

@@ -72,7 +72,7 @@ _WORKLOAD_KEYS = {"generator", "mode", "rate", "mpl", "think_ms", "think_dist", 
 _MODEL_KEYS = {"kind", "sync", "bounds", "sizes", "skew", "balance", "coalescing",
                "request_kb", "cpu_delay_ms", "cache_mbps", "pos_a_ms", "pos_b_ms",
                "max_read_seek_ms", "beta_concentration", "positioning", "overhead",
-               "pair_queue", "min_disk_queue", "uncoalesced"}
+               "pair_queue", "min_disk_queue", "uncoalesced", "member_latency_ms"}
 _PLOT_KEYS = {"x", "y", "xlabel", "ylabel", "title", "logx", "by"}
 _CHECK_KEYS = {"tolerance", "metrics", "max_utilization"}
 _DERIVE_KEYS = {"kind", "group", "over", "metric", "formulas"}
@@ -731,6 +731,8 @@ def model_point(point: dict) -> dict:
                 extra[k] = str(m[k])
         if "min_disk_queue" in m:
             extra["min_disk_queue"] = float(m["min_disk_queue"])
+        if "member_latency_ms" in m:
+            extra["member_latency"] = float(m["member_latency_ms"]) / 1e3
         cfg = array.ArrayConfig(
             disks=v["members"], stripe_unit=int(v["chunk_kb"] * KB),
             mirrored=v["layout"] == "mirror",
