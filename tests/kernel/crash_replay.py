@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Replay a dm-log-writes log of a raid5 or mirror volume's members and
+"""Replay a dm-log-writes log of a raid5, pstripe or mirror volume's members and
 check every crash point: is acknowledged data still there, does the parity
 (do the copies) agree, and what would a member failure then get wrong (the
 write hole)?
 
-usage: crash_replay.py [--layout raid5|mirror [--copies K]] --log DEV
+usage: crash_replay.py [--layout raid5|pstripe|mirror [--copies K]] --log DEV
                        --members N --member-sectors S --chunk C
                        --writes FILE [--json FILE] [--dump K:FILE ...]
        crash_replay.py --verify DEV --durable SEQ --writes FILE
@@ -144,6 +144,63 @@ class Raid5:
                 if k != m:
                     acc ^= int.from_bytes(self.chunk_at(img, k, row), "little")
             if acc.to_bytes(self.cb, "little") != bytes(self.chunk_at(img, m, row)):
+                n += 1
+        return n
+
+
+class Pstripe(Raid5):
+    """pstripe (parity striping) over N members of S sectors, chunk C
+    sectors (Documentation/parity.rst): with R rows, G = R div N and
+    D = R - G, member i's chunks 0 .. D - 1 hold logical chunks i * D ..;
+    group g * N + p has its parity in member p's chunk D + g and covers
+    chunk k * G + g of every other member j, k = (p - j - 1) mod N."""
+
+    def __init__(self, n, member_sectors, chunk):
+        super().__init__(n, member_sectors, chunk)
+        self.per_seg = self.rows // n
+        self.dchunks = self.rows - self.per_seg
+
+    def group_chunks(self, idx):
+        """[(member, chunk)] of group idx, the parity chunk first."""
+        g, p = divmod(idx, self.n)
+        return [(p, self.dchunks + g)] + [
+            (j, ((p - j - 1) % self.n) * self.per_seg + g) for j in range(self.n) if j != p]
+
+    def group_of(self, m, c):
+        if c >= self.dchunks:
+            return (c - self.dchunks) * self.n + m
+        seg, g = divmod(c, self.per_seg)
+        return g * self.n + (m + 1 + seg) % self.n
+
+    def locate(self, lblock):
+        c, within = divmod(lblock * BLOCK, self.cb)
+        m, mc = divmod(c, self.dchunks)
+        return m, m * self.ms * SECTOR + mc * self.cb + within
+
+    def key(self, lblock):
+        m, off = self.locate(lblock)
+        return (m, (off - m * self.ms * SECTOR) // self.cb)
+
+    def units_of(self, lo, hi):
+        return {self.group_of(m, c) for m, c in chunks_touched(self.ms, self.cb, lo, hi)
+                if c < self.rows}
+
+    def unit_ok(self, img, idx):
+        acc = 0
+        for m, c in self.group_chunks(idx):
+            acc ^= int.from_bytes(self.chunk_at(img, m, c), "little")
+        return acc == 0
+
+    def hole(self, img, idx, busy):
+        chunks, n = self.group_chunks(idx), 0
+        for i, (m, c) in enumerate(chunks):
+            if i == 0 or busy((m, c)):
+                continue
+            acc = 0
+            for k, (mk, ck) in enumerate(chunks):
+                if k != i:
+                    acc ^= int.from_bytes(self.chunk_at(img, mk, ck), "little")
+            if acc.to_bytes(self.cb, "little") != bytes(self.chunk_at(img, m, c)):
                 n += 1
         return n
 
@@ -341,7 +398,7 @@ def main(argv=None):
     ap.add_argument("--members", type=int)
     ap.add_argument("--member-sectors", type=int)
     ap.add_argument("--chunk", type=int, help="chunk, sectors")
-    ap.add_argument("--layout", choices=("raid5", "mirror"), default="raid5")
+    ap.add_argument("--layout", choices=("raid5", "pstripe", "mirror"), default="raid5")
     ap.add_argument("--copies", type=int, default=2, help="mirror: copies (2)")
     ap.add_argument("--json", help="write the counts here")
     ap.add_argument("--dump", action="append", default=[], metavar="K:FILE")
@@ -354,8 +411,10 @@ def main(argv=None):
     if not (a.log and a.members and a.member_sectors and a.chunk):
         ap.error("a replay needs --log, --members, --member-sectors and --chunk")
     ss, entries = read_log(a.log)
-    geo = (Raid5(a.members, a.member_sectors, a.chunk) if a.layout == "raid5" else
-           Mirror(a.members, a.member_sectors, a.chunk, a.copies))
+    if a.layout == "mirror":
+        geo = Mirror(a.members, a.member_sectors, a.chunk, a.copies)
+    else:
+        geo = (Raid5 if a.layout == "raid5" else Pstripe)(a.members, a.member_sectors, a.chunk)
     dumps = {}
     for d in a.dump:
         k, f = d.split(":", 1)

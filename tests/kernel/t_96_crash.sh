@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# Crash consistency of raid5 and mirror, measured: every member write is
+# Crash consistency of raid5, pstripe and mirror, measured: every member write is
 # recorded in one dm-log-writes log (the members are linear slices of the
 # one device it logs), the log is replayed to every crash point
 # (crash_replay.py), and at each point acknowledged-and-flushed data must
@@ -12,7 +12,7 @@
 #
 # Uses wait_synced and parity_ok (t_98), copies_identical (t_97).
 
-crash_layout() {	# crash_layout raid5|mirror
+crash_layout() {	# crash_layout raid5|pstripe|mirror
 	local layout=$1
 	modprobe dm-log-writes 2>/dev/null
 	grep -qw log-writes <(dmsetup targets) || { skip "no dm-log-writes target"; return; }
@@ -28,8 +28,8 @@ crash_layout() {	# crash_layout raid5|mirror
 		members+="/dev/mapper/ssat-c$i 0 "
 	done
 	# zeroed members: in sync from the start
-	if [ "$layout" = raid5 ]; then
-		vol_create ssat-c "$vsz" raid5 $chunk "${members% }" 2 initial_sync off || return 1
+	if [ "$layout" != mirror ]; then
+		vol_create ssat-c "$vsz" "$layout" $chunk "${members% }" 2 initial_sync off || return 1
 	else
 		vol_create ssat-c "$vsz" mirror $chunk "${members% }" || return 1
 	fi
@@ -76,10 +76,10 @@ print(r["last_mismatch_point"], r["last_mismatch_durable"])' "$WORK/crash.json")
 	# parity agrees and the flushed writes read back through the volume.
 	members=$(crash_members "$k" "$n" "$msz" "${replay[@]}") || return 1
 	out=$(python3 "$TOP/tests/kernel/check_parity.py" --table \
-		"0 $vsz ssastripe raid5 $chunk $n $members") &&
+		"0 $vsz ssastripe $layout $chunk $n $members") &&
 		{ fail "the crashed members' parity agrees before recovery: $out"; rc=1; }
 	info "crashed at point $k (flushed up to write $durable): $out"
-	vol_create ssat-c "$vsz" raid5 $chunk "$members" || return 1
+	vol_create ssat-c "$vsz" "$layout" $chunk "$members" || return 1
 	wait_synced ssat-c || rc=1
 	parity_ok ssat-c || rc=1
 	crash_flushed_back "$durable" || rc=1
@@ -132,4 +132,5 @@ crash_recover_mirror() {
 	return $rc
 }
 register crash_raid5 crash_layout raid5
+register crash_pstripe crash_layout pstripe
 register crash_mirror crash_layout mirror

@@ -160,3 +160,50 @@ def test_chunks_touched_crosses_chunks_and_members():
     # member 0's row 7 runs into member 1's row 0
     got = list(cr.chunks_touched(MS, 4096, 7 * 4096 + 512, 9 * 4096))
     assert got == [(0, 7), (1, 0)]
+
+
+def _check_parity():
+    sp = importlib.util.spec_from_file_location(
+        "check_parity", os.path.join(HERE, "..", "kernel", "check_parity.py"))
+    mod = importlib.util.module_from_spec(sp)
+    sp.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_pstripe_mapping_agrees_with_the_parity_checker(n):
+    """Groups as check_parity.py (written apart) sees them; every chunk in
+    exactly one group; logical blocks fill the data areas one to one."""
+    geo = cr.Pstripe(n, 8 * n * 4, CHUNK)       # rows = 4n: G = 4, D = 4n - 4
+    cp = _check_parity()
+    seen = {}
+    for idx in range(geo.rows):
+        chunks = geo.group_chunks(idx)
+        assert chunks == cp.group_chunks("pstripe", n, geo.rows, idx)
+        for m, c in chunks:
+            assert geo.group_of(m, c) == idx
+            assert (m, c) not in seen
+            seen[(m, c)] = idx
+    offs = {geo.locate(lb)[1] for lb in range(n * geo.dchunks)}
+    assert len(offs) == n * geo.dchunks
+    for off in offs:
+        m, within = divmod(off, geo.ms * SS)
+        assert within // geo.cb < geo.dchunks     # in the data area
+
+
+def test_pstripe_hole_counts_a_data_chunk_behind_stale_parity():
+    geo = cr.Pstripe(3, 8 * 6, CHUNK)             # rows 6: G = 2, D = 4
+    img = bytearray(geo.n * geo.ms * SS)
+    idx = 1                                        # parity on member 1, chunk 4
+    (pm, pc), a, b = geo.group_chunks(idx)
+    new = block(1, 0)
+    at = a[0] * geo.ms * SS + a[1] * geo.cb
+    img[at:at + geo.cb] = new
+    assert not geo.unit_ok(img, idx)
+    # chunk a is being written: only b is at rest, and rebuilding it from
+    # a and the stale (zero) parity gives new data, not b's zeros
+    assert geo.hole(img, idx, lambda key: key == a) == 1
+    assert geo.hole(img, idx, lambda key: True) == 0
+    at = pm * geo.ms * SS + pc * geo.cb
+    img[at:at + geo.cb] = new
+    assert geo.unit_ok(img, idx)
