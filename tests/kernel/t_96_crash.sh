@@ -134,4 +134,6 @@ crash_recover_mirror() {
 register crash_raid5 crash_layout raid5
 register crash_mirror crash_layout mirror
 # pstripe's writes take the same paths as raid5's: make check-full only
-[ "$FULL" = 1 ] && register crash_pstripe crash_layout pstripe
+if [ "$FULL" = 1 ]; then
+	register crash_pstripe crash_layout pstripe
+fi
