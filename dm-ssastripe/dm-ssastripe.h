@@ -125,6 +125,8 @@ enum ssa_opt {
 	SSA_OPT_PARITY_LAYOUT,
 	SSA_OPT_INITIAL_SYNC,
 	SSA_OPT_REBUILD,	/* repeatable: one per member to rebuild */
+	SSA_OPT_BITMAP,		/* a device path (sc->meta_dev), not a number */
+	SSA_OPT_BITMAP_REGION,
 	SSA_NR_OPTS,
 };
 
@@ -185,6 +187,13 @@ struct ssa_layout_ops {
 	/* Background walks: stopped at suspend and removal, started at resume. */
 	void (*stop)(struct ssa_ctx *sc);
 	void (*start)(struct ssa_ctx *sc);
+	/*
+	 * Metadata: read before the first resume (an older table of the
+	 * device has written its own by then), and written when suspended
+	 * with nothing in flight.
+	 */
+	int (*prepare)(struct ssa_ctx *sc);
+	void (*quiesced)(struct ssa_ctx *sc);
 };
 
 extern const struct ssa_layout_ops ssa_stripe_ops;	/* ssa-stripe.c */
@@ -223,6 +232,9 @@ struct ssa_ctx {
 	unsigned int sync;		/* enum ssa_sync */
 	unsigned int write_method;	/* enum ssa_wmethod */
 	u64 rebuild_mask;	/* members the table named with "rebuild" */
+	/* option "bitmap": the layout's metadata device (path during ctr) */
+	const char *meta_path;
+	struct dm_dev *meta_dev;
 
 	/* The layout's personality and its private state (ops->alloc). */
 	const struct ssa_layout_ops *ops;

@@ -136,6 +136,17 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		.def = 0,
 		.only = "rebuild is an option of the mirror, raid5 and pstripe layouts",
 	},
+	[SSA_OPT_BITMAP] = {
+		.name = "bitmap",
+		.only = SSA_ONLY_PARITY,
+	},
+	[SSA_OPT_BITMAP_REGION] = {
+		.name = "bitmap_region",
+		.range = { 1, INT_MAX,
+			   "Invalid bitmap_region: expected parity groups a region, at least 1" },
+		.def = 0,	/* 0: chosen by the layout */
+		.only = SSA_ONLY_PARITY,
+	},
 };
 
 /* The word option @opt's value @val stands for (status lines). */
@@ -243,10 +254,15 @@ int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 			ti->error = "Optional argument without a value";
 			return -EINVAL;
 		}
+		argc--;
+		if (o == SSA_OPT_BITMAP) {
+			/* a device: opened once the members are */
+			sc->meta_path = dm_shift_arg(as);
+			continue;
+		}
 		r = ssa_opt_value(o, dm_shift_arg(as), &sc->opt[o], &ti->error);
 		if (r)
 			return r;
-		argc--;
 		if (o == SSA_OPT_REBUILD) {
 			if (sc->rebuild_mask & BIT_ULL(sc->opt[o])) {
 				DMERR("rebuild %u given twice", sc->opt[o]);
@@ -282,7 +298,10 @@ unsigned int ssa_emit_opts(struct ssa_ctx *sc, char *result,
 	DMEMIT(" %u", 2 * ((unsigned int)hweight_long(plain) +
 			   (unsigned int)hweight64(sc->rebuild_mask)));
 	for_each_set_bit(i, &plain, SSA_NR_OPTS) {
-		if (ssa_opts[i].words)
+		if (i == SSA_OPT_BITMAP)
+			DMEMIT(" %s %s", ssa_opts[i].name,
+			       sc->meta_dev ? sc->meta_dev->name : "-");
+		else if (ssa_opts[i].words)
 			DMEMIT(" %s %s", ssa_opts[i].name,
 			       ssa_opts[i].words[sc->opt[i]]);
 		else

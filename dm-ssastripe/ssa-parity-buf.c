@@ -172,6 +172,7 @@ void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op)
 		par->retry = true;
 	spin_unlock_irqrestore(&par->lock, flags);
 	op->locked = false;
+	ssa_bm_release(op);
 	if (kick)
 		queue_work(par->start_wq, &par->start_work);
 }

@@ -87,6 +87,7 @@ struct ssa_pop {
 	struct bvec_iter iter;	/* the parent's data as it arrived */
 	u8 sync;		/* enum ssa_sync, fixed at arrival */
 	bool locked;
+	bool bm_held;		/* counted in its bitmap regions */
 	int failed;		/* the member failed at arrival, or -1 */
 	struct list_head wait;
 	unsigned int nr_groups, nr_tasks, nr_locks, nr_pages, nr_alloc;

@@ -140,9 +140,29 @@ static int ssa_scrub_slice(struct ssa_ctx *sc, const struct ssa_group *grp,
 
 void ssa_unsynced_warn(struct ssa_ctx *sc, int m)
 {
-	DMERR("%s: member %d lost before the initial sync: groups %llu-%llu not rebuildable",
-	      dm_device_name(dm_table_get_md(sc->ti->table)), m,
-	      READ_ONCE(ssa_par(sc)->sync_pos), sc->geom.rows - 1);
+	struct ssa_parity *par = ssa_par(sc);
+
+	if (READ_ONCE(par->sync_pos) < sc->geom.rows)
+		DMERR("%s: member %d lost before the initial sync: groups %llu-%llu not rebuildable",
+		      dm_device_name(dm_table_get_md(sc->ti->table)), m,
+		      READ_ONCE(par->sync_pos), sc->geom.rows - 1);
+	if (ssa_bm_pending(par))
+		DMERR("%s: member %d lost before the bitmap's resync: its regions not rebuildable",
+		      dm_device_name(dm_table_get_md(sc->ti->table)), m);
+}
+
+/*
+ * The resync walk's next group from @idx: every group from the initial
+ * sync's position on, and before it those of the regions the bitmap
+ * says a crash may have left stale.
+ */
+static u64 ssa_resync_next(struct ssa_parity *par, u64 idx)
+{
+	u64 pos = READ_ONCE(par->sync_pos);
+
+	if (idx >= pos)
+		return idx;
+	return min(pos, ssa_bm_next_pending(par, idx));
 }
 
 static int ssa_rebuild_walk(struct ssa_ctx *sc);
@@ -183,9 +203,15 @@ void ssa_scrub_work(struct work_struct *work)
 		r = -ENOMEM;
 
 	resync = par->walk == SSA_WALK_RESYNC;
-	idx = resync ? READ_ONCE(par->sync_pos) : 0;
+	idx = resync ? ssa_resync_next(par, 0) : 0;
 	for (; !r && idx < sc->geom.rows && !READ_ONCE(par->scrub_stop); idx++) {
 		bool bad, group_bad = false;
+
+		if (resync) {
+			idx = ssa_resync_next(par, idx);
+			if (idx >= sc->geom.rows)
+				break;
+		}
 
 		/* no walk goes on without every member */
 		if (ssa_nr_failed(sc, NULL)) {
@@ -200,8 +226,11 @@ void ssa_scrub_work(struct work_struct *work)
 			r = ssa_scrub_slice(sc, &grp, off, len, bufs, &bad);
 			group_bad |= bad;
 		}
-		if (!r && resync)
-			WRITE_ONCE(par->sync_pos, idx + 1);
+		if (!r && resync) {
+			if (idx >= READ_ONCE(par->sync_pos))
+				WRITE_ONCE(par->sync_pos, idx + 1);
+			ssa_bm_synced(par, idx);
+		}
 		ssa_drop_lock(sc, &par->scrub_lock);
 		if (r)
 			break;
@@ -270,7 +299,7 @@ int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
 		       repair ? "repair" : "check");
 		return -EBUSY;
 	}
-	if (READ_ONCE(par->sync_pos) < sc->geom.rows &&
+	if ((READ_ONCE(par->sync_pos) < sc->geom.rows || ssa_bm_pending(par)) &&
 	    !test_bit(0, &par->scrub_running)) {
 		DMWARN("%s: the initial sync has not finished (it goes on at resume)",
 		       repair ? "repair" : "check");
@@ -332,13 +361,13 @@ void ssa_parity_resume(struct ssa_ctx *sc)
 		ssa_walk_start(par, SSA_WALK_REBUILD, READ_ONCE(par->rb_pos));
 		return;
 	}
-	if (READ_ONCE(par->sync_pos) >= sc->geom.rows)
+	if (READ_ONCE(par->sync_pos) >= sc->geom.rows && !ssa_bm_pending(par))
 		return;
 	if (ssa_nr_failed(sc, &f)) {
 		ssa_unsynced_warn(sc, f);
 		return;
 	}
-	ssa_walk_start(par, SSA_WALK_RESYNC, READ_ONCE(par->sync_pos));
+	ssa_walk_start(par, SSA_WALK_RESYNC, ssa_resync_next(par, 0));
 }
 
 /*
@@ -349,11 +378,18 @@ void ssa_parity_resume(struct ssa_ctx *sc)
 bool ssa_span_synced(struct ssa_ctx *sc, const struct ssa_group *grp,
 		     u32 nchunks)
 {
-	u64 last = grp->idx;
+	struct ssa_parity *par = ssa_par(sc);
+	u64 idx = grp->idx, step = 1;
+	u32 i;
 
 	if (sc->layout->id == SSA_LAYOUT_PSTRIPE)
-		last += (u64)(nchunks - 1) * sc->nr_members;
-	return last < READ_ONCE(ssa_par(sc)->sync_pos);
+		step = sc->nr_members;
+	if (idx + (nchunks - 1) * step >= READ_ONCE(par->sync_pos))
+		return false;
+	for (i = 0; par->bm && i < nchunks; i++)
+		if (ssa_bm_group_pending(par, idx + i * step))
+			return false;
+	return true;
 }
 
 int ssa_unsynced(struct ssa_ctx *sc, unsigned int f, u64 idx)

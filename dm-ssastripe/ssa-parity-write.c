@@ -374,6 +374,9 @@ void ssa_op_go(struct ssa_pop *op, bool from_map)
 	unsigned long flags;
 	unsigned int i;
 
+	/* its regions' bits on the bitmap device first (if it has one) */
+	if (unlikely(par->bm) && !ssa_bm_gate(op))
+		return;
 	if (unlikely(READ_ONCE(par->rb_active)) && op->failed != par->rb_member) {
 		for (i = 0; i < op->nr_locks; i++)
 			if (!test_bit(op->locks[i].key, par->rb_done))
@@ -491,6 +494,7 @@ int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io,
 	op->parent = bio;
 	op->sync = READ_ONCE(sc->sync);
 	op->locked = false;
+	op->bm_held = false;
 	op->failed = failed;
 	op->nr_alloc = 0;
 	io->pop = op;

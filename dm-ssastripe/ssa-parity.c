@@ -52,8 +52,9 @@
  * tasks, pages), ssa-parity-write.c (tasks, sync policies, the entry
  * points), ssa-parity-buf.c (XOR, copies, group locks, pages),
  * ssa-parity-read.c (degraded reads and recovered old data),
- * ssa-parity-walk.c (check, repair, initial sync, rebuild), and the
- * private header ssa-parity.h.
+ * ssa-parity-walk.c (check, repair, initial sync, rebuild),
+ * ssa-parity-bitmap.c (the write-intent bitmap), and the private header
+ * ssa-parity.h.
  */
 #include "ssa-parity.h"
 
@@ -79,7 +80,7 @@ static int ssa_parity_fail(struct ssa_ctx *sc, unsigned int m)
 	/* a check would compare against the member left behind */
 	ssa_parity_scrub_stop(sc);
 	ssa_member_fail(sc, m);
-	if (READ_ONCE(par->sync_pos) < sc->geom.rows)
+	if (READ_ONCE(par->sync_pos) < sc->geom.rows || ssa_bm_pending(par))
 		ssa_unsynced_warn(sc, m);
 	return 0;
 }
@@ -96,7 +97,8 @@ static void ssa_parity_walk_status(struct ssa_ctx *sc, const char **action,
 	} else if (READ_ONCE(par->rb_active)) {
 		*action = "rebuild_stopped";	/* a failure, or not resumed */
 		*pos = READ_ONCE(par->rb_pos);
-	} else if (READ_ONCE(par->sync_pos) < sc->geom.rows) {
+	} else if (READ_ONCE(par->sync_pos) < sc->geom.rows ||
+		   ssa_bm_pending(par)) {
 		*action = "unsynced";	/* stopped short, or not resumed yet */
 		*pos = READ_ONCE(par->sync_pos);
 	} else {
@@ -111,6 +113,7 @@ static int ssa_parity_alloc(struct ssa_ctx *sc)
 	struct ssa_parity *par;
 	unsigned int m, i;
 	size_t size;
+	int r;
 
 	par = kzalloc(sizeof(*par), GFP_KERNEL);
 	if (!par)
@@ -143,6 +146,12 @@ static int ssa_parity_alloc(struct ssa_ctx *sc)
 			sc->priv = par;
 			goto nomem;
 		}
+	}
+	if (sc->meta_dev) {
+		sc->priv = par;
+		r = ssa_bm_create(par);
+		if (r)
+			return r;
 	}
 	/* one group always fits: N - 1 writes, N - 1 reads and its parity */
 	par->max_tasks = max(2 * sc->nr_members, 64U);
@@ -197,6 +206,7 @@ static void ssa_parity_free(struct ssa_ctx *sc)
 	if (!par)
 		return;
 	ssa_parity_scrub_stop(sc);
+	ssa_bm_free(par);
 	if (par->start_wq)
 		destroy_workqueue(par->start_wq);
 	if (par->recover_wq)
@@ -283,8 +293,8 @@ static int ssa_pstripe_check_geometry(struct ssa_ctx *sc)
 }
 
 /*
- * INFO: <parity_layout> <sync> <write_method> <action> <done>/<rows>
- *       <mismatches>
+ * INFO: [bitmap <set>/<regions>|failed] <parity_layout> <sync>
+ *       <write_method> <action> <done>/<rows> <mismatches>
  * IMA:  ,parity_layout=,sync=,write_method=
  */
 static unsigned int ssa_parity_status(struct ssa_ctx *sc, status_type_t type,
@@ -306,6 +316,7 @@ static unsigned int ssa_parity_status(struct ssa_ctx *sc, status_type_t type,
 		return sz;
 	}
 	ssa_parity_walk_status(sc, &action, &pos, &bad);
+	sz = ssa_bm_status(ssa_par(sc), result, maxlen, sz);
 	DMEMIT(" %s %s %s %s %llu/%llu %llu", rotation ?: "-", sync, wm,
 	       action, pos, sc->geom.rows, bad);
 	return sz;
@@ -313,7 +324,18 @@ static unsigned int ssa_parity_status(struct ssa_ctx *sc, status_type_t type,
 
 #define SSA_PARITY_OPTS	(SSA_COMMON_OPTS | BIT(SSA_OPT_SYNC) | \
 			 BIT(SSA_OPT_WRITE_METHOD) | BIT(SSA_OPT_INITIAL_SYNC) | \
-			 BIT(SSA_OPT_REBUILD))
+			 BIT(SSA_OPT_REBUILD) | BIT(SSA_OPT_BITMAP) | \
+			 BIT(SSA_OPT_BITMAP_REGION))
+
+static int ssa_parity_prepare(struct ssa_ctx *sc)
+{
+	return ssa_bm_prepare(ssa_par(sc));
+}
+
+static void ssa_parity_quiesced(struct ssa_ctx *sc)
+{
+	ssa_bm_quiesced(ssa_par(sc));
+}
 
 /* raid5 and pstripe differ in geometry (struct ssa_layout) and here. */
 const struct ssa_layout_ops ssa_raid5_ops = {
@@ -331,6 +353,8 @@ const struct ssa_layout_ops ssa_raid5_ops = {
 	.status = ssa_parity_status,
 	.stop = ssa_parity_scrub_stop,
 	.start = ssa_parity_resume,
+	.prepare = ssa_parity_prepare,
+	.quiesced = ssa_parity_quiesced,
 };
 
 const struct ssa_layout_ops ssa_pstripe_ops = {
@@ -350,4 +374,6 @@ const struct ssa_layout_ops ssa_pstripe_ops = {
 	.status = ssa_parity_status,
 	.stop = ssa_parity_scrub_stop,
 	.start = ssa_parity_resume,
+	.prepare = ssa_parity_prepare,
+	.quiesced = ssa_parity_quiesced,
 };

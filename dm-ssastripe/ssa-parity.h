@@ -116,6 +116,8 @@ struct ssa_parity {
 	unsigned long scrub_running;	/* bit 0: a walk is under way */
 	u64 scrub_pos;		/* groups done */
 	u64 mismatches;		/* groups whose parity did not match */
+
+	struct ssa_bitmap *bm;	/* the write-intent bitmap, or NULL */
 };
 
 /* The parity layouts' private state (sc->priv). */
@@ -195,6 +197,20 @@ bool ssa_span_synced(struct ssa_ctx *sc, const struct ssa_group *grp,
 		     u32 nchunks);
 int ssa_unsynced(struct ssa_ctx *sc, unsigned int f, u64 idx);
 void ssa_prebuild_work(struct work_struct *work);
+
+/* ssa-parity-bitmap.c */
+int ssa_bm_create(struct ssa_parity *par);
+void ssa_bm_free(struct ssa_parity *par);
+int ssa_bm_prepare(struct ssa_parity *par);
+void ssa_bm_quiesced(struct ssa_parity *par);
+bool ssa_bm_gate(struct ssa_pop *op);
+void ssa_bm_release(struct ssa_pop *op);
+bool ssa_bm_pending(struct ssa_parity *par);
+bool ssa_bm_group_pending(struct ssa_parity *par, u64 idx);
+u64 ssa_bm_next_pending(struct ssa_parity *par, u64 idx);
+void ssa_bm_synced(struct ssa_parity *par, u64 idx);
+unsigned int ssa_bm_status(struct ssa_parity *par, char *result,
+			   unsigned int maxlen, unsigned int sz);
 
 /* ssa-parity-read.c */
 int ssa_read_others(struct ssa_ctx *sc, const struct ssa_group *grp,

@@ -55,12 +55,39 @@ static void ssa_free(struct ssa_ctx *sc)
 			dm_put_device(sc->ti, mb->dev);
 		free_percpu(mb->stats);
 	}
+	if (sc->meta_dev)
+		dm_put_device(sc->ti, sc->meta_dev);
 	free_percpu(sc->stats);
 	free_percpu(sc->req_seq);
 	ssa_trace_cache_free(sc);
 	if (bioset_initialized(&sc->bs))
 		bioset_exit(&sc->bs);
 	kfree(sc);
+}
+
+/* The "bitmap" option's device: not a member, and not one of theirs. */
+static int ssa_get_meta(struct ssa_ctx *sc)
+{
+	struct dm_target *ti = sc->ti;
+	unsigned int m;
+	int r;
+
+	r = dm_get_device(ti, sc->meta_path, dm_table_get_mode(ti->table),
+			  &sc->meta_dev);
+	if (r) {
+		DMERR("bitmap: cannot open '%s' (error %d)", sc->meta_path, r);
+		ti->error = "Bitmap device lookup failed";
+		return r;
+	}
+	sc->meta_path = NULL;	/* the table's string: gone after ctr */
+	for (m = 0; m < sc->nr_members; m++) {
+		if (sc->members[m].dev->bdev == sc->meta_dev->bdev) {
+			DMERR("bitmap: %s is member %u", sc->meta_dev->name, m);
+			ti->error = "Bitmap device is also a member";
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 static int ssa_get_member(struct ssa_ctx *sc, unsigned int m,
@@ -299,6 +326,11 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	r = ssa_check_overlap(sc);
 	if (r)
 		goto bad;
+	if (sc->meta_path) {
+		r = ssa_get_meta(sc);
+		if (r)
+			goto bad;
+	}
 
 	r = ssa_alloc_stats(sc);
 	if (r) {
@@ -579,6 +611,21 @@ static void ssa_presuspend(struct dm_target *ti)
 		sc->ops->stop(sc);
 }
 
+static void ssa_postsuspend(struct dm_target *ti)
+{
+	struct ssa_ctx *sc = ti->private;
+
+	if (sc->ops->quiesced)
+		sc->ops->quiesced(sc);
+}
+
+static int ssa_preresume(struct dm_target *ti)
+{
+	struct ssa_ctx *sc = ti->private;
+
+	return sc->ops->prepare ? sc->ops->prepare(sc) : 0;
+}
+
 static void ssa_resume(struct dm_target *ti)
 {
 	struct ssa_ctx *sc = ti->private;
@@ -599,6 +646,8 @@ static struct target_type ssa_target = {
 	.message = ssa_message,
 	.presuspend = ssa_presuspend,
 	.presuspend_undo = ssa_resume,
+	.postsuspend = ssa_postsuspend,
+	.preresume = ssa_preresume,
 	.resume = ssa_resume,
 	.iterate_devices = ssa_iterate_devices,
 	.io_hints = ssa_io_hints,

@@ -1,0 +1,700 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-ssastripe: the write-intent bitmap of the parity layouts (table
+ * option "bitmap <dev>"), so that a volume started after a crash resyncs
+ * only the groups a write may have left with stale parity.
+ *
+ * The parity groups are cut into regions of bitmap_region groups.  Before
+ * a write changes a group, the bit of its region must be set on the
+ * bitmap device: a write whose regions are all set there goes at once;
+ * any other sets their bits in memory and waits while one work item
+ * writes the whole bitmap (FUA) and then starts every write whose bits
+ * are now on the device.  Bits are cleared lazily: a daemon pass, once a
+ * second, clears the regions no write has touched since the last pass
+ * and none holds now, flushes the members (so that the writes that ended
+ * there are durable) and writes the bitmap.  At suspend the bitmap keeps
+ * only the regions still waiting for a resync and the superblock is
+ * marked clean; at resume it is marked active.
+ *
+ * Whatever the superblock says, every region whose bit is set when the
+ * table is first resumed is resynced (the initial sync's walk, over those
+ * regions only); until then a failed member cannot be rebuilt there.
+ *
+ * On the device: the superblock (struct ssa_bm_sb) in the first 4 KiB,
+ * the bitmap from sector 8 (region r: byte r / 8, bit r % 8).  A bitmap
+ * device that fails is given up: the volume goes on unprotected, status
+ * says "bitmap failed", and after a crash the whole volume must be
+ * resynced (initial_sync on).
+ */
+#include <linux/crc32.h>
+
+#include "ssa-parity.h"
+
+#define SSA_BM_MAGIC		"SSABMAP1"
+#define SSA_BM_VERSION		1
+#define SSA_BM_SB_SECTORS	8	/* the superblock's 4 KiB */
+#define SSA_BM_CLEAN		1	/* flags: stopped by a suspend */
+#define SSA_BM_MIN_REGION	16	/* default: groups a region, at least */
+#define SSA_BM_ONE_PAGE		(8 * 4096)	/* default: regions in 4 KiB */
+#define SSA_BM_MAX_REGIONS	(1U << 20)
+#define SSA_BM_DAEMON_MS	1000
+
+struct ssa_bm_sb {
+	u8 magic[8];
+	__le32 version;
+	__le32 layout;
+	__le32 members;
+	__le32 chunk;		/* sectors */
+	__le64 rows;		/* parity groups */
+	__le32 region;		/* groups a region */
+	__le32 flags;
+	__le64 events;		/* superblock writes */
+	__le64 sync_pos;	/* the initial sync's progress */
+	__le32 csum;		/* crc32 of the bytes before it */
+} __packed;
+
+struct ssa_bitmap {
+	struct ssa_ctx *sc;
+	struct block_device *bdev;
+	u32 region;		/* groups a region */
+	u32 regions;
+	unsigned int nr_pages;	/* the bitmap's pages on the device */
+	struct page **pages;	/* its write (and read) buffer */
+	struct page *sb_page;
+
+	spinlock_t lock;	/* the bit maps, @inflight, @waiting */
+	unsigned long *mem;	/* set: a write may change the region */
+	unsigned long *disk;	/* set on the device (as far as is known) */
+	unsigned long *snap;	/* what the write under way writes */
+	unsigned long *touched;	/* written since the daemon's last pass */
+	unsigned long *cleared;	/* the daemon's pass clears these */
+	unsigned long *resync;	/* to be resynced (set at the first resume) */
+	u32 *inflight;		/* group locks held a region */
+	struct list_head waiting;	/* writes waiting for their bits */
+
+	struct mutex io_mutex;	/* one metadata write at a time */
+	struct workqueue_struct *wq;
+	struct work_struct write_work;
+	struct delayed_work daemon;
+	u64 events;
+	u64 writes;		/* bitmap writes (status) */
+	bool loaded;		/* the first resume read the device */
+	bool active;		/* resumed: the daemon runs */
+	bool failed;
+};
+
+static u32 ssa_bm_bytes(u32 regions)
+{
+	return DIV_ROUND_UP(regions, 8);
+}
+
+/* Sectors the bitmap device needs for @regions. */
+static sector_t ssa_bm_sectors(u32 regions)
+{
+	return SSA_BM_SB_SECTORS +
+	       (round_up(ssa_bm_bytes(regions), PAGE_SIZE) >> SECTOR_SHIFT);
+}
+
+static u32 ssa_bm_region_of(struct ssa_bitmap *bm, u64 idx)
+{
+	return div_u64(idx, bm->region);
+}
+
+/* Synchronous I/O of @n pages at @sector of the bitmap device. */
+static int ssa_bm_io(struct ssa_bitmap *bm, sector_t sector,
+		     struct page **pages, unsigned int n, blk_opf_t opf)
+{
+	struct bio *bio;
+	unsigned int i;
+	int r;
+
+	bio = bio_alloc(bm->bdev, n, opf, GFP_NOIO);
+	bio->bi_iter.bi_sector = sector;
+	for (i = 0; i < n; i++)
+		__bio_add_page(bio, pages[i], PAGE_SIZE, 0);
+	r = submit_bio_wait(bio);
+	bio_put(bio);
+	return r;
+}
+
+static const char *ssa_bm_name(struct ssa_bitmap *bm)
+{
+	return dm_device_name(dm_table_get_md(bm->sc->ti->table));
+}
+
+/* The device failed: go on without it. */
+static void ssa_bm_fail(struct ssa_bitmap *bm, const char *what, int r)
+{
+	if (!bm->failed)
+		DMERR("%s: bitmap %s: %s error %d: going on without it; after a crash resync the whole volume (initial_sync on)",
+		      ssa_bm_name(bm), bm->sc->meta_dev->name, what, r);
+	WRITE_ONCE(bm->failed, true);
+}
+
+/* ---- the superblock and the bits on the device ---------------------- */
+
+static void ssa_bm_sb_fill(struct ssa_bitmap *bm, struct ssa_bm_sb *sb,
+			   u32 flags)
+{
+	struct ssa_ctx *sc = bm->sc;
+
+	memset(sb, 0, PAGE_SIZE);
+	memcpy(sb->magic, SSA_BM_MAGIC, sizeof(sb->magic));
+	sb->version = cpu_to_le32(SSA_BM_VERSION);
+	sb->layout = cpu_to_le32(sc->layout->id);
+	sb->members = cpu_to_le32(sc->nr_members);
+	sb->chunk = cpu_to_le32(sc->geom.chunk);
+	sb->rows = cpu_to_le64(sc->geom.rows);
+	sb->region = cpu_to_le32(bm->region);
+	sb->flags = cpu_to_le32(flags);
+	sb->events = cpu_to_le64(++bm->events);
+	sb->sync_pos = cpu_to_le64(READ_ONCE(ssa_par(sc)->sync_pos));
+	sb->csum = cpu_to_le32(crc32(0, sb, offsetof(struct ssa_bm_sb, csum)));
+}
+
+static int ssa_bm_write_sb(struct ssa_bitmap *bm, u32 flags)
+{
+	ssa_bm_sb_fill(bm, page_address(bm->sb_page), flags);
+	return ssa_bm_io(bm, 0, &bm->sb_page, 1,
+			 REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
+}
+
+/* Write @bits (all regions) to the device; 0 or the error. */
+static int ssa_bm_write_bits(struct ssa_bitmap *bm, const unsigned long *bits)
+{
+	unsigned int i;
+	u32 r;
+
+	for (i = 0; i < bm->nr_pages; i++)
+		memset(page_address(bm->pages[i]), 0, PAGE_SIZE);
+	for_each_set_bit(r, bits, bm->regions) {
+		u8 *p = page_address(bm->pages[r / (8 * PAGE_SIZE)]);
+
+		p[(r / 8) % PAGE_SIZE] |= 1 << (r % 8);
+	}
+	return ssa_bm_io(bm, SSA_BM_SB_SECTORS, bm->pages, bm->nr_pages,
+			 REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
+}
+
+static int ssa_bm_read_bits(struct ssa_bitmap *bm, unsigned long *bits)
+{
+	int r;
+	u32 i;
+
+	r = ssa_bm_io(bm, SSA_BM_SB_SECTORS, bm->pages, bm->nr_pages,
+		      REQ_OP_READ | REQ_SYNC);
+	if (r)
+		return r;
+	bitmap_zero(bits, bm->regions);
+	for (i = 0; i < bm->regions; i++) {
+		u8 *p = page_address(bm->pages[i / (8 * PAGE_SIZE)]);
+
+		if (p[(i / 8) % PAGE_SIZE] & (1 << (i % 8)))
+			set_bit(i, bits);
+	}
+	return 0;
+}
+
+/*
+ * Whether the superblock in bm->sb_page is one of ours: 1 (and its
+ * geometry matches the table's), 0 (not a bitmap: a new one), or -EINVAL
+ * (another volume's).
+ */
+static int ssa_bm_sb_check(struct ssa_bitmap *bm, char **error)
+{
+	struct ssa_bm_sb *sb = page_address(bm->sb_page);
+	struct ssa_ctx *sc = bm->sc;
+
+	if (memcmp(sb->magic, SSA_BM_MAGIC, sizeof(sb->magic)))
+		return 0;
+	if (le32_to_cpu(sb->csum) !=
+	    crc32(0, sb, offsetof(struct ssa_bm_sb, csum))) {
+		*error = "Bitmap superblock checksum mismatch: wipe the bitmap device to start afresh";
+		return -EINVAL;
+	}
+	if (le32_to_cpu(sb->version) != SSA_BM_VERSION) {
+		*error = "Bitmap superblock of an unknown version";
+		return -EINVAL;
+	}
+	if (le32_to_cpu(sb->layout) != sc->layout->id ||
+	    le32_to_cpu(sb->members) != sc->nr_members ||
+	    le32_to_cpu(sb->chunk) != sc->geom.chunk ||
+	    le64_to_cpu(sb->rows) != sc->geom.rows ||
+	    le32_to_cpu(sb->region) != bm->region) {
+		DMERR("bitmap %s: written for layout %u, %u members, chunk %u, %llu groups, region %u",
+		      sc->meta_dev->name, le32_to_cpu(sb->layout),
+		      le32_to_cpu(sb->members), le32_to_cpu(sb->chunk),
+		      le64_to_cpu(sb->rows), le32_to_cpu(sb->region));
+		*error = "Bitmap device holds the bitmap of another geometry (layout, members, chunk, length or bitmap_region)";
+		return -EINVAL;
+	}
+	return 1;
+}
+
+/* ---- writes wait for their bits ------------------------------------ */
+
+/* All of @op's regions are set on the device (or the bitmap failed). */
+static bool ssa_bm_op_ready(struct ssa_bitmap *bm, struct ssa_pop *op)
+{
+	unsigned int i;
+
+	if (READ_ONCE(bm->failed))
+		return true;
+	for (i = 0; i < op->nr_locks; i++)
+		if (!test_bit(ssa_bm_region_of(bm, op->locks[i].key), bm->disk))
+			return false;
+	return true;
+}
+
+/*
+ * A write that holds its group locks is about to start: count it in its
+ * regions.  True when it may go now; otherwise it waits for the bitmap
+ * write, which starts it (ssa_op_go()) with its own reference.
+ */
+bool ssa_bm_gate(struct ssa_pop *op)
+{
+	struct ssa_bitmap *bm = ssa_par(op->sc)->bm;
+	unsigned long flags;
+	unsigned int i;
+	bool ready;
+
+	if (!bm || op->bm_held)
+		return true;
+	spin_lock_irqsave(&bm->lock, flags);
+	for (i = 0; i < op->nr_locks; i++) {
+		u32 r = ssa_bm_region_of(bm, op->locks[i].key);
+
+		bm->inflight[r]++;
+		set_bit(r, bm->touched);
+		set_bit(r, bm->mem);
+	}
+	op->bm_held = true;
+	ready = ssa_bm_op_ready(bm, op);
+	if (!ready) {
+		atomic_inc(&op->io->pending);	/* the bitmap work's */
+		list_add_tail(&op->wait, &bm->waiting);
+	}
+	spin_unlock_irqrestore(&bm->lock, flags);
+	if (!ready)
+		queue_work(bm->wq, &bm->write_work);
+	return ready;
+}
+
+/* The write unlocks its groups (any context). */
+void ssa_bm_release(struct ssa_pop *op)
+{
+	struct ssa_bitmap *bm = ssa_par(op->sc)->bm;
+	unsigned long flags;
+	unsigned int i;
+
+	if (!bm || !op->bm_held)
+		return;
+	spin_lock_irqsave(&bm->lock, flags);
+	for (i = 0; i < op->nr_locks; i++)
+		bm->inflight[ssa_bm_region_of(bm, op->locks[i].key)]--;
+	spin_unlock_irqrestore(&bm->lock, flags);
+	op->bm_held = false;
+}
+
+/* Write the bits set in memory; then the device holds exactly those. */
+static void ssa_bm_sync_bits(struct ssa_bitmap *bm)
+{
+	int r;
+
+	lockdep_assert_held(&bm->io_mutex);
+	if (READ_ONCE(bm->failed))
+		return;
+	spin_lock_irq(&bm->lock);
+	bitmap_copy(bm->snap, bm->mem, bm->regions);
+	spin_unlock_irq(&bm->lock);
+	r = ssa_bm_write_bits(bm, bm->snap);
+	if (r) {
+		ssa_bm_fail(bm, "write", r);
+		return;
+	}
+	spin_lock_irq(&bm->lock);
+	bitmap_copy(bm->disk, bm->snap, bm->regions);
+	spin_unlock_irq(&bm->lock);
+	WRITE_ONCE(bm->writes, bm->writes + 1);
+}
+
+/* Start the writes whose bits are on the device; more bits if need be. */
+static void ssa_bm_start_ready(struct ssa_bitmap *bm)
+{
+	struct ssa_pop *op, *tmp;
+	LIST_HEAD(go);
+	bool more;
+
+	spin_lock_irq(&bm->lock);
+	list_for_each_entry_safe(op, tmp, &bm->waiting, wait)
+		if (ssa_bm_op_ready(bm, op))
+			list_move_tail(&op->wait, &go);
+	more = !list_empty(&bm->waiting);
+	spin_unlock_irq(&bm->lock);
+
+	list_for_each_entry_safe(op, tmp, &go, wait) {
+		list_del(&op->wait);
+		ssa_op_go(op, false);
+		ssa_io_put(op->io);
+	}
+	if (more)
+		queue_work(bm->wq, &bm->write_work);
+}
+
+static void ssa_bm_write_work(struct work_struct *work)
+{
+	struct ssa_bitmap *bm = container_of(work, struct ssa_bitmap,
+					     write_work);
+
+	mutex_lock(&bm->io_mutex);
+	ssa_bm_sync_bits(bm);
+	mutex_unlock(&bm->io_mutex);
+	ssa_bm_start_ready(bm);
+}
+
+/* Members' volatile caches to their media. */
+static int ssa_bm_flush_members(struct ssa_ctx *sc)
+{
+	unsigned int m;
+	int r = 0;
+
+	for (m = 0; m < sc->nr_members && !r; m++)
+		if (!test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
+			r = blkdev_issue_flush(sc->members[m].dev->bdev);
+	return r;
+}
+
+/*
+ * Clear the regions no write touched since the last pass and none holds
+ * now.  Their bits leave @disk at once, so that a write arriving from now
+ * on waits for the bitmap write (which sets its bit again) rather than
+ * going on a bit about to be cleared.
+ */
+static void ssa_bm_daemon(struct work_struct *work)
+{
+	struct ssa_bitmap *bm = container_of(to_delayed_work(work),
+					     struct ssa_bitmap, daemon);
+	unsigned int cleared = 0;
+	u32 r;
+
+	mutex_lock(&bm->io_mutex);
+	bitmap_zero(bm->cleared, bm->regions);
+	spin_lock_irq(&bm->lock);
+	for_each_set_bit(r, bm->mem, bm->regions) {
+		if (bm->inflight[r] || test_bit(r, bm->touched) ||
+		    test_bit(r, bm->resync))
+			continue;
+		clear_bit(r, bm->mem);
+		clear_bit(r, bm->disk);
+		set_bit(r, bm->cleared);
+		cleared++;
+	}
+	bitmap_zero(bm->touched, bm->regions);
+	spin_unlock_irq(&bm->lock);
+	if (cleared && !READ_ONCE(bm->failed)) {
+		/* what ended in those regions is on the media first */
+		if (ssa_bm_flush_members(bm->sc)) {
+			/* not durable: the bits stay, as the device has them */
+			spin_lock_irq(&bm->lock);
+			bitmap_or(bm->mem, bm->mem, bm->cleared, bm->regions);
+			bitmap_or(bm->disk, bm->disk, bm->cleared, bm->regions);
+			spin_unlock_irq(&bm->lock);
+		} else {
+			ssa_bm_sync_bits(bm);
+		}
+	}
+	mutex_unlock(&bm->io_mutex);
+	ssa_bm_start_ready(bm);
+	if (READ_ONCE(bm->active))
+		queue_delayed_work(bm->wq, &bm->daemon,
+				   msecs_to_jiffies(SSA_BM_DAEMON_MS));
+}
+
+/* ---- the resync ----------------------------------------------------- */
+
+/* Regions waiting for a resync. */
+bool ssa_bm_pending(struct ssa_parity *par)
+{
+	struct ssa_bitmap *bm = par->bm;
+
+	return bm && find_first_bit(bm->resync, bm->regions) < bm->regions;
+}
+
+/* Whether group @idx lies in a region waiting for a resync. */
+bool ssa_bm_group_pending(struct ssa_parity *par, u64 idx)
+{
+	struct ssa_bitmap *bm = par->bm;
+
+	return bm && test_bit(ssa_bm_region_of(bm, idx), bm->resync);
+}
+
+/* The first group at or after @idx in a region waiting for a resync. */
+u64 ssa_bm_next_pending(struct ssa_parity *par, u64 idx)
+{
+	struct ssa_bitmap *bm = par->bm;
+	u32 r;
+
+	if (!bm)
+		return U64_MAX;
+	r = find_next_bit(bm->resync, bm->regions, ssa_bm_region_of(bm, idx));
+	if (r >= bm->regions)
+		return U64_MAX;
+	return max_t(u64, idx, (u64)r * bm->region);
+}
+
+/* The walk synced group @idx: at a region's last, the region is done. */
+void ssa_bm_synced(struct ssa_parity *par, u64 idx)
+{
+	struct ssa_bitmap *bm = par->bm;
+
+	if (bm && ((idx + 1) % bm->region == 0 || idx + 1 == par->sc->geom.rows))
+		clear_bit(ssa_bm_region_of(bm, idx), bm->resync);
+}
+
+/* ---- life cycle ----------------------------------------------------- */
+
+static void ssa_bm_free_bits(struct ssa_bitmap *bm)
+{
+	bitmap_free(bm->mem);
+	bitmap_free(bm->disk);
+	bitmap_free(bm->snap);
+	bitmap_free(bm->touched);
+	bitmap_free(bm->cleared);
+	bitmap_free(bm->resync);
+	kvfree(bm->inflight);
+}
+
+void ssa_bm_free(struct ssa_parity *par)
+{
+	struct ssa_bitmap *bm = par->bm;
+	unsigned int i;
+
+	if (!bm)
+		return;
+	WRITE_ONCE(bm->active, false);
+	cancel_delayed_work_sync(&bm->daemon);
+	if (bm->wq)
+		destroy_workqueue(bm->wq);
+	for (i = 0; bm->pages && i < bm->nr_pages; i++)
+		if (bm->pages[i])
+			__free_page(bm->pages[i]);
+	kfree(bm->pages);
+	if (bm->sb_page)
+		__free_page(bm->sb_page);
+	ssa_bm_free_bits(bm);
+	kfree(bm);
+	par->bm = NULL;
+}
+
+/*
+ * Constructor: the bitmap of the table's "bitmap" device, its geometry
+ * checked against a superblock already there.  Its state is read at the
+ * first resume (ssa_bm_prepare()): a table being replaced may still be
+ * writing it now.
+ */
+int ssa_bm_create(struct ssa_parity *par)
+{
+	struct ssa_ctx *sc = par->sc;
+	struct dm_target *ti = sc->ti;
+	struct ssa_bitmap *bm;
+	u64 rows = sc->geom.rows, regions;
+	unsigned int i;
+	int r;
+
+	bm = kzalloc(sizeof(*bm), GFP_KERNEL);
+	if (!bm)
+		goto nomem;
+	par->bm = bm;
+	bm->sc = sc;
+	bm->bdev = sc->meta_dev->bdev;
+	spin_lock_init(&bm->lock);
+	INIT_LIST_HEAD(&bm->waiting);
+	mutex_init(&bm->io_mutex);
+	INIT_WORK(&bm->write_work, ssa_bm_write_work);
+	INIT_DELAYED_WORK(&bm->daemon, ssa_bm_daemon);
+
+	bm->region = sc->opt[SSA_OPT_BITMAP_REGION];
+	if (!bm->region) {
+		bm->region = SSA_BM_MIN_REGION;
+		while (DIV_ROUND_UP_ULL(rows, bm->region) > SSA_BM_ONE_PAGE &&
+		       bm->region < (1U << 30))
+			bm->region <<= 1;
+	}
+	regions = DIV_ROUND_UP_ULL(rows, bm->region);
+	if (regions > SSA_BM_MAX_REGIONS) {
+		ti->error = "bitmap_region too small: the bitmap would have more than 1048576 regions";
+		return -EINVAL;
+	}
+	bm->regions = regions;
+	if (bdev_nr_sectors(bm->bdev) < ssa_bm_sectors(bm->regions)) {
+		DMERR("bitmap %s: %llu sectors, %llu needed for %u regions",
+		      sc->meta_dev->name,
+		      (unsigned long long)bdev_nr_sectors(bm->bdev),
+		      (unsigned long long)ssa_bm_sectors(bm->regions),
+		      bm->regions);
+		ti->error = "Bitmap device too small";
+		return -EINVAL;
+	}
+
+	bm->nr_pages = DIV_ROUND_UP(ssa_bm_bytes(bm->regions), PAGE_SIZE);
+	bm->pages = kcalloc(bm->nr_pages, sizeof(*bm->pages), GFP_KERNEL);
+	if (!bm->pages)
+		goto nomem;
+	for (i = 0; i < bm->nr_pages; i++) {
+		bm->pages[i] = alloc_page(GFP_KERNEL);
+		if (!bm->pages[i])
+			goto nomem;
+	}
+	bm->sb_page = alloc_page(GFP_KERNEL);
+	bm->mem = bitmap_zalloc(bm->regions, GFP_KERNEL);
+	bm->disk = bitmap_zalloc(bm->regions, GFP_KERNEL);
+	bm->snap = bitmap_zalloc(bm->regions, GFP_KERNEL);
+	bm->touched = bitmap_zalloc(bm->regions, GFP_KERNEL);
+	bm->cleared = bitmap_zalloc(bm->regions, GFP_KERNEL);
+	bm->resync = bitmap_zalloc(bm->regions, GFP_KERNEL);
+	bm->inflight = kvcalloc(bm->regions, sizeof(*bm->inflight), GFP_KERNEL);
+	if (!bm->sb_page || !bm->mem || !bm->disk || !bm->snap ||
+	    !bm->touched || !bm->cleared || !bm->resync || !bm->inflight)
+		goto nomem;
+	bm->wq = alloc_ordered_workqueue("kssabitmap", WQ_MEM_RECLAIM);
+	if (!bm->wq)
+		goto nomem;
+
+	r = ssa_bm_io(bm, 0, &bm->sb_page, 1, REQ_OP_READ | REQ_SYNC);
+	if (r) {
+		DMERR("bitmap %s: cannot read its superblock: error %d",
+		      sc->meta_dev->name, r);
+		ti->error = "Cannot read the bitmap device";
+		return r;
+	}
+	r = ssa_bm_sb_check(bm, &ti->error);
+	return r < 0 ? r : 0;
+nomem:
+	ti->error = "Cannot allocate the bitmap";
+	return -ENOMEM;
+}
+
+/*
+ * Before a resume.  The first: read the device (a bitmap of ours: its set
+ * bits are to be resynced, and the initial sync goes on where it was,
+ * unless the table gives initial_sync; otherwise a new bitmap), then mark
+ * the superblock active.  A device that cannot be read or written is
+ * given up, and the whole volume resynced.
+ */
+int ssa_bm_prepare(struct ssa_parity *par)
+{
+	struct ssa_bitmap *bm = par->bm;
+	struct ssa_ctx *sc = par->sc;
+	struct ssa_bm_sb *sb;
+	unsigned int nr;
+	char *error;
+	int r = 0, ours;
+
+	if (!bm)
+		return 0;
+	mutex_lock(&bm->io_mutex);
+	if (!bm->loaded && !bm->failed) {
+		bm->loaded = true;
+		r = ssa_bm_io(bm, 0, &bm->sb_page, 1, REQ_OP_READ | REQ_SYNC);
+		ours = r ? 0 : ssa_bm_sb_check(bm, &error);
+		if (ours < 0) {
+			DMERR("%s: bitmap %s: %s", ssa_bm_name(bm),
+			      sc->meta_dev->name, error);
+			mutex_unlock(&bm->io_mutex);
+			return -EINVAL;
+		}
+		sb = page_address(bm->sb_page);
+		if (!r && ours) {
+			bm->events = le64_to_cpu(sb->events);
+			r = ssa_bm_read_bits(bm, bm->resync);
+		}
+		if (r) {
+			ssa_bm_fail(bm, "read", r);
+			WRITE_ONCE(par->sync_pos, 0);
+		} else if (ours) {
+			if (!test_bit(SSA_OPT_INITIAL_SYNC, &sc->opts_given) &&
+			    !sc->rebuild_mask)
+				WRITE_ONCE(par->sync_pos,
+					   min(le64_to_cpu(sb->sync_pos),
+					       sc->geom.rows));
+			bitmap_copy(bm->mem, bm->resync, bm->regions);
+			bitmap_copy(bm->disk, bm->resync, bm->regions);
+			nr = bitmap_weight(bm->resync, bm->regions);
+			DMINFO("%s: bitmap %s: stopped %s, %u of %u regions to resync",
+			       ssa_bm_name(bm), sc->meta_dev->name,
+			       le32_to_cpu(sb->flags) & SSA_BM_CLEAN ?
+			       "cleanly" : "without a suspend (a crash?)",
+			       nr, bm->regions);
+		} else {
+			DMINFO("%s: bitmap %s: new, %u regions of %u groups",
+			       ssa_bm_name(bm), sc->meta_dev->name,
+			       bm->regions, bm->region);
+		}
+		if (!bm->failed) {
+			r = ssa_bm_write_bits(bm, bm->disk);
+			if (r)
+				ssa_bm_fail(bm, "write", r);
+		}
+	}
+	if (!bm->failed) {
+		r = ssa_bm_write_sb(bm, 0);
+		if (r)
+			ssa_bm_fail(bm, "write", r);
+	}
+	mutex_unlock(&bm->io_mutex);
+	WRITE_ONCE(bm->active, true);
+	queue_delayed_work(bm->wq, &bm->daemon,
+			   msecs_to_jiffies(SSA_BM_DAEMON_MS));
+	return 0;
+}
+
+/*
+ * Suspended, nothing in flight: the members are flushed, and the device
+ * keeps only the regions still waiting for a resync, under a clean
+ * superblock.
+ */
+void ssa_bm_quiesced(struct ssa_parity *par)
+{
+	struct ssa_bitmap *bm = par->bm;
+	int r;
+
+	if (!bm || !bm->loaded)
+		return;
+	WRITE_ONCE(bm->active, false);
+	cancel_delayed_work_sync(&bm->daemon);
+	flush_workqueue(bm->wq);
+	mutex_lock(&bm->io_mutex);
+	if (!bm->failed && !ssa_bm_flush_members(par->sc)) {
+		spin_lock_irq(&bm->lock);
+		bitmap_copy(bm->mem, bm->resync, bm->regions);
+		bitmap_zero(bm->touched, bm->regions);
+		spin_unlock_irq(&bm->lock);
+		ssa_bm_sync_bits(bm);
+		if (!bm->failed) {
+			r = ssa_bm_write_sb(bm, SSA_BM_CLEAN);
+			if (r)
+				ssa_bm_fail(bm, "write", r);
+		}
+	}
+	mutex_unlock(&bm->io_mutex);
+}
+
+/* Status: " bitmap <regions set on the device>/<regions>" or " bitmap failed". */
+unsigned int ssa_bm_status(struct ssa_parity *par, char *result,
+			   unsigned int maxlen, unsigned int sz)
+{
+	struct ssa_bitmap *bm = par->bm;
+	unsigned int set;
+
+	if (!bm)
+		return sz;
+	if (READ_ONCE(bm->failed)) {
+		DMEMIT(" bitmap failed");
+		return sz;
+	}
+	spin_lock_irq(&bm->lock);
+	set = bitmap_weight(bm->disk, bm->regions);
+	spin_unlock_irq(&bm->lock);
+	DMEMIT(" bitmap %u/%u", set, bm->regions);
+	return sz;
+}

@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The parity layouts' write-intent bitmap (table option "bitmap <dev>"):
+# bits set before writes and cleared once idle, a clean stop that leaves
+# nothing to resync, a stop without a suspend (the bitmap device failing,
+# as a crash would leave it) after which only the regions that were being
+# written are resynced -- shown by stale parity planted in one of them,
+# which the resync mends, and in another, which it does not touch --
+# faster than a full initial sync; and malformed bitmap tables.
+#
+# Uses parity_ok and wait_synced (t_98), bad_table (t_50).
+
+# bm_field NAME: the status's bitmap field ("3/512", "failed")
+bm_field() { dmsetup status "$1" | awk '{for (i = 1; i < NF; i++) if ($i == "bitmap") print $(i + 1)}'; }
+
+# bm_wait NAME WANT: until the bitmap field is WANT (bounded: 30 s)
+bm_wait() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ "$(bm_field "$1")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	fail "bitmap $(bm_field "$1"), not $2, after 30 s"
+}
+
+# bm_writer BLOCK...: write those 4 KiB blocks of ssat-v over and over in
+# the background (BM_PID), keeping their regions dirty
+bm_writer() {
+	local blocks="$*"
+	( while :; do
+		for b in $blocks; do
+			dd if=/dev/urandom of=/dev/mapper/ssat-v bs=4k count=1 seek="$b" \
+				oflag=direct status=none
+		done
+	done ) &
+	BM_PID=$!
+}
+
+# ram_reads: reads completed on member 0 (ssat-m0, over ram0)
+ram_reads() { awk '{print $1}' "/sys/block/$(dm_sysname ssat-m0)/stat"; }
+
+# bm_sb_flags DEV: the superblock's flags (1: stopped cleanly)
+bm_sb_flags() { od -An -t u4 -j 36 -N 4 "$1" | tr -d ' '; }
+
+# bm_plant BLOCK: stale parity in the row of 4 KiB logical block BLOCK of
+# the raid5 below (4 members, 4 KiB chunks): its parity chunk overwritten
+bm_plant() {
+	local row=$(($1 / 3)) pm
+	pm=$((3 - row % 4))	# left-symmetric: parity on N - 1 - row mod N
+	dd if=/dev/urandom of=/dev/mapper/ssat-m$pm bs=4k seek=$row count=1 oflag=direct status=none
+}
+
+# The volume: raid5 over ssat-m0..3, linear over ram0-3 (32 MiB each, 4 KiB chunks: 8192 groups,
+# 512 regions of 16), the bitmap on ssat-bm, a linear device over a loop
+# file (an "error" table fails it).
+BM_LEN=$((3 * 65536))
+bm_volume() {	# bm_volume [OPTS...]
+	local -a o=(bitmap /dev/mapper/ssat-bm "$@")
+	vol_create ssat-v $BM_LEN raid5 8 "$BM_MEMBERS" "${#o[@]}" "${o[@]}"
+}
+
+parity_bitmap() {
+	local rc=0 v=/dev/mapper/ssat-v bm t0 t1 r0 r1 full part preads out
+	wipe 32 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	BM_MEMBERS=$(lin_members 4 65536) || return 1
+	loop_members 1 1 || return 1
+	bm=${LOOPS[0]}
+	dmsetup create ssat-bm --table "0 2048 linear $bm 0" || return 1
+
+	# a new bitmap, members zeroed: no sync
+	klog_mark
+	bm_volume initial_sync off || return 1
+	klog_since | grep -q "bitmap .*: new, 512 regions of 16 groups" || { fail "no log line for a new bitmap"; rc=1; }
+	expect_eq "bitmap at start" "$(bm_field ssat-v)" 0/512 || rc=1
+	[[ $(dmsetup table ssat-v) =~ " bitmap "[0-9]+:[0-9]+ ]] || { fail "table lacks the bitmap: $(dmsetup table ssat-v)"; rc=1; }
+	# writes set their region's bit; idle, it is cleared again
+	bm_writer 0
+	bm_wait ssat-v 1/512 || rc=1
+	kill $BM_PID; wait $BM_PID 2>/dev/null
+	bm_wait ssat-v 0/512 || rc=1
+	# a clean stop: the superblock says so, nothing to resync after
+	vol_remove ssat-v
+	expect_eq "superblock flags after a clean stop" "$(bm_sb_flags /dev/mapper/ssat-bm)" 1 || rc=1
+	klog_mark
+	bm_volume || return 1
+	klog_since | grep -q "stopped cleanly, 0 of 512 regions to resync" || { fail "no clean-stop log line"; rc=1; }
+	expect_eq "action after a clean stop" "$(dmsetup status ssat-v | awk '{print $(NF-2)}')" idle || rc=1
+	expect_eq "superblock flags while active" "$(bm_sb_flags /dev/mapper/ssat-bm)" 0 || rc=1
+
+	# Writes keep regions 5 (block 240: row 80) and 77 (block 3696: row
+	# 1232) dirty while the bitmap device fails: the volume goes on
+	# without it, and its last state is what a crash would leave.
+	bm_writer 240 3696
+	bm_wait ssat-v 2/512 || rc=1
+	klog_mark
+	dmsetup load ssat-bm --table "0 2048 error" && dmsetup suspend ssat-bm && dmsetup resume ssat-bm
+	# the next bitmap write fails: a write in a clean region needs one
+	dd if=/dev/urandom of=$v bs=4k count=1 seek=30 oflag=direct status=none ||
+		{ fail "a write failed with the bitmap device failing"; rc=1; }
+	bm_wait ssat-v failed || rc=1
+	kill $BM_PID; wait $BM_PID 2>/dev/null
+	klog_since | grep -q "bitmap .* write error .* going on without it" || { fail "no log line for the failed bitmap"; rc=1; }
+	parity_ok ssat-v || rc=1
+	vol_remove ssat-v
+	dmsetup load ssat-bm --table "0 2048 linear $bm 0" && dmsetup suspend ssat-bm && dmsetup resume ssat-bm
+	expect_eq "superblock flags after the failure" "$(bm_sb_flags /dev/mapper/ssat-bm)" 0 || rc=1
+
+	# stale parity in region 5 (dirty) and in region 40 (block 1920: row
+	# 640, clean): the resync mends the first and never looks at the second
+	bm_plant 240
+	bm_plant 1920
+	klog_mark
+	t0=$EPOCHREALTIME r0=$(ram_reads)
+	bm_volume || return 1
+	wait_synced ssat-v || rc=1
+	t1=$EPOCHREALTIME r1=$(ram_reads)
+	klog_since | grep -q "stopped without a suspend (a crash?), 2 of 512 regions to resync" ||
+		{ fail "no log line for the unclean stop"; klog_since | grep bitmap; rc=1; }
+	part=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') preads=$((r1 - r0))
+	out=$(scrub ssat-v check)
+	expect_eq "groups with stale parity after the resync (the clean region's)" "$out" 1 || rc=1
+	bm_wait ssat-v 0/512 || rc=1
+	vol_remove ssat-v
+
+	# against a full initial sync of the same volume
+	t0=$EPOCHREALTIME r0=$(ram_reads)
+	vol_create ssat-v $BM_LEN raid5 8 "$BM_MEMBERS" || return 1
+	wait_synced ssat-v || rc=1
+	t1=$EPOCHREALTIME r1=$(ram_reads)
+	full=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+	info "resync after the unclean stop: $part s, $preads reads of member 0 (2 regions: 32 groups);" \
+		"full initial sync: $full s, $((r1 - r0)) reads (8192 groups); each from table load to idle"
+	# the walk reads each group it visits once on every member
+	[ "$preads" -ge 32 ] && [ "$preads" -lt 64 ] ||
+		{ fail "the bitmap's resync read member 0 $preads times, not about 32"; rc=1; }
+	[ $((r1 - r0)) -ge 8192 ] || { fail "the full sync read member 0 only $((r1 - r0)) times"; rc=1; }
+	parity_ok ssat-v || rc=1
+	vol_remove ssat-v
+	dmsetup remove ssat-bm
+	return $rc
+}
+register parity_bitmap parity_bitmap
+
+parity_bitmap_bad_tables() {
+	local rc=0 bm big small
+	wipe 1 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	# four sparse 1 GiB members (for a volume of 2^21 groups) and the bitmap
+	loop_members 5 1025 || return 1
+	bm=${LOOPS[4]}
+	big="${LOOPS[0]} 0 ${LOOPS[1]} 0 ${LOOPS[2]} 0 ${LOOPS[3]} 0"
+	local T="0 $BM_LEN ssastripe raid5 8 4 $(ram_members 4)"
+	truncate -s 4096 "$WORK/small.img"
+	small=$(losetup -f --show "$WORK/small.img") || return 1
+	bad_table bitmap-small "$T 2 bitmap $small" "Bitmap device too small" || rc=1
+	bad_table bitmap-missing "$T 2 bitmap /dev/nonexistent" "Bitmap device lookup failed" || rc=1
+	bad_table bitmap-member "$T 2 bitmap /dev/ram2" "Bitmap device is also a member" || rc=1
+	bad_table bitmap-no-value "$T 1 bitmap" "Optional argument without a value" || rc=1
+	bad_table bitmap-twice "$T 4 bitmap $bm bitmap $bm" "Duplicate optional argument" || rc=1
+	bad_table bitmap-region-0 "$T 4 bitmap $bm bitmap_region 0" "Invalid bitmap_region" || rc=1
+	bad_table bitmap-region-tiny "0 $((3 << 21)) ssastripe raid5 1 4 $big 4 bitmap $bm bitmap_region 1" \
+		"bitmap_region too small" || rc=1
+	bad_table bitmap-mirror "0 8192 ssastripe mirror 8 2 /dev/ram0 0 /dev/ram1 0 2 bitmap $bm" \
+		"Option only valid for the raid5 and pstripe layouts" || rc=1
+	# a bitmap written for one geometry refuses another
+	dmsetup create ssat-v --table "$T 4 bitmap $bm initial_sync off" || { fail "cannot create the volume"; return 1; }
+	vol_remove ssat-v
+	bad_table bitmap-geometry "0 $((BM_LEN / 2)) ssastripe raid5 8 4 $(ram_members 4) 2 bitmap $bm" \
+		"Bitmap device holds the bitmap of another geometry" || rc=1
+	bad_table bitmap-region-other "$T 4 bitmap $bm bitmap_region 32" \
+		"Bitmap device holds the bitmap of another geometry" || rc=1
+	# the same geometry still loads
+	dmsetup create ssat-v --table "$T 2 bitmap $bm" || { fail "the bitmap's own geometry refused"; rc=1; }
+	vol_remove ssat-v
+	return $rc
+}
+register parity_bitmap_bad_tables parity_bitmap_bad_tables
