@@ -33,10 +33,10 @@
 #define SSA_BM_MAGIC		"SSABMAP1"
 #define SSA_BM_VERSION		1
 #define SSA_BM_SB_SECTORS	8	/* the superblock's 4 KiB */
-#define SSA_BM_CLEAN		1	/* flags: stopped by a suspend */
+#define SSA_BM_CLEAN		BIT(0)	/* flags: stopped by a suspend */
 #define SSA_BM_MIN_REGION	16	/* default: groups a region, at least */
 #define SSA_BM_ONE_PAGE		(8 * 4096)	/* default: regions in 4 KiB */
-#define SSA_BM_MAX_REGIONS	(1U << 20)
+#define SSA_BM_MAX_REGIONS	BIT(20)
 #define SSA_BM_DAEMON_MS	1000
 
 struct ssa_bm_sb {
@@ -126,7 +126,7 @@ static const char *ssa_bm_name(struct ssa_bitmap *bm)
 static void ssa_bm_fail(struct ssa_bitmap *bm, const char *what, int r)
 {
 	if (!bm->failed)
-		DMERR("%s: bitmap %s: %s error %d: going on without it; after a crash resync the whole volume (initial_sync on)",
+		DMERR("%s: bitmap %s: %s error %d: unprotected; a crash now needs a full resync",
 		      ssa_bm_name(bm), bm->sc->meta_dev->name, what, r);
 	WRITE_ONCE(bm->failed, true);
 }
@@ -209,7 +209,7 @@ static int ssa_bm_sb_check(struct ssa_bitmap *bm, char **error)
 		return 0;
 	if (le32_to_cpu(sb->csum) !=
 	    crc32(0, sb, offsetof(struct ssa_bm_sb, csum))) {
-		*error = "Bitmap superblock checksum mismatch: wipe the bitmap device to start afresh";
+		*error = "Bitmap superblock checksum mismatch (wipe it to start afresh)";
 		return -EINVAL;
 	}
 	if (le32_to_cpu(sb->version) != SSA_BM_VERSION) {
@@ -221,11 +221,11 @@ static int ssa_bm_sb_check(struct ssa_bitmap *bm, char **error)
 	    le32_to_cpu(sb->chunk) != sc->geom.chunk ||
 	    le64_to_cpu(sb->rows) != sc->geom.rows ||
 	    le32_to_cpu(sb->region) != bm->region) {
-		DMERR("bitmap %s: written for layout %u, %u members, chunk %u, %llu groups, region %u",
+		DMERR("bitmap %s: of layout %u, %u members, chunk %u, %llu groups, region %u",
 		      sc->meta_dev->name, le32_to_cpu(sb->layout),
 		      le32_to_cpu(sb->members), le32_to_cpu(sb->chunk),
 		      le64_to_cpu(sb->rows), le32_to_cpu(sb->region));
-		*error = "Bitmap device holds the bitmap of another geometry (layout, members, chunk, length or bitmap_region)";
+		*error = "Bitmap device holds the bitmap of another geometry";
 		return -EINVAL;
 	}
 	return 1;
@@ -522,7 +522,7 @@ int ssa_bm_create(struct ssa_parity *par)
 	}
 	regions = DIV_ROUND_UP_ULL(rows, bm->region);
 	if (regions > SSA_BM_MAX_REGIONS) {
-		ti->error = "bitmap_region too small: the bitmap would have more than 1048576 regions";
+		ti->error = "bitmap_region too small: more than 1048576 regions";
 		return -EINVAL;
 	}
 	bm->regions = regions;

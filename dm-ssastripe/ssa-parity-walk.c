@@ -142,13 +142,14 @@ void ssa_unsynced_warn(struct ssa_ctx *sc, int m)
 {
 	struct ssa_parity *par = ssa_par(sc);
 
-	if (READ_ONCE(par->sync_pos) < sc->geom.rows)
-		DMERR("%s: member %d lost before the initial sync: groups %llu-%llu not rebuildable",
-		      dm_device_name(dm_table_get_md(sc->ti->table)), m,
-		      READ_ONCE(par->sync_pos), sc->geom.rows - 1);
 	if (ssa_bm_pending(par))
 		DMERR("%s: member %d lost before the bitmap's resync: its regions not rebuildable",
 		      dm_device_name(dm_table_get_md(sc->ti->table)), m);
+	if (READ_ONCE(par->sync_pos) >= sc->geom.rows)
+		return;
+	DMERR("%s: member %d lost before the initial sync: groups %llu-%llu not rebuildable",
+	      dm_device_name(dm_table_get_md(sc->ti->table)), m,
+	      READ_ONCE(par->sync_pos), sc->geom.rows - 1);
 }
 
 /*

@@ -98,7 +98,7 @@ parity_bitmap() {
 		{ fail "a write failed with the bitmap device failing"; rc=1; }
 	bm_wait ssat-v failed || rc=1
 	kill $BM_PID; wait $BM_PID 2>/dev/null
-	klog_since | grep -q "bitmap .* write error .* going on without it" || { fail "no log line for the failed bitmap"; rc=1; }
+	klog_since | grep -q "bitmap .* write error .*: unprotected; a crash now needs a full resync" || { fail "no log line for the failed bitmap"; rc=1; }
 	parity_ok ssat-v || rc=1
 	vol_remove ssat-v
 	dmsetup load ssat-bm --table "0 2048 linear $bm 0" && dmsetup suspend ssat-bm && dmsetup resume ssat-bm
