@@ -8,6 +8,7 @@ write hole)?
 usage: crash_replay.py [--layout raid5|pstripe|mirror [--copies K]] --log DEV
                        --members N --member-sectors S --chunk C
                        --writes FILE [--json FILE] [--dump K:FILE ...]
+                       [--bitmap-sector B [--bitmap-region R]]
        crash_replay.py --verify DEV --durable SEQ --writes FILE
 
 The members are N linear slices of one device that dm-log-writes logged
@@ -29,8 +30,13 @@ At each point:
   and the stale parity, and get wrong; for a mirror, chunks at rest whose
   copies differ.
 
-Prints one summary line and exits 1 if acknowledged data was lost or a
-mark's point has a parity mismatch.  --dump K:FILE writes the replayed
+With --bitmap-sector, the volume has a write-intent bitmap whose device
+follows the members in the logged device: at every point, every group
+whose parity lies must have its region's bit set there (a point where one
+has not is "unprotected": a restart would not resync it).
+
+Prints one summary line and exits 1 if acknowledged data was lost, a
+mark's point has a parity mismatch or a point is unprotected.  --dump K:FILE writes the replayed
 data device at point K (0: before the first entry) to FILE.  --verify
 reads the written blocks through a live volume (one rebuilt from a dump,
 say) and holds each to its last write up to --durable.
@@ -44,6 +50,8 @@ import struct
 import sys
 
 MAGIC = 0x6A736677736872
+BM_SB_SECTORS = 8               # the bitmap's superblock (ssa-parity-bitmap.c)
+BM_MAX_BYTES = 1 << 17          # its bits: at most 2^20 regions
 FLUSH, FUA, DISCARD, MARK, METADATA = 1, 2, 4, 8, 16
 BLOCK = 4096
 SECTOR = 512
@@ -265,8 +273,19 @@ def load_writes(path):
     return writes
 
 
-def replay(ss, entries, geo, writes, dumps):
-    size = geo.n * geo.ms * SECTOR
+def bitmap_bit(img, bm, unit):
+    """Whether the write-intent bitmap in img (bm: its first sector in the
+    data device and the groups a region) has the bit of group ``unit``."""
+    sector, region = bm
+    r = unit // region
+    return bool(img[(sector + BM_SB_SECTORS) * SECTOR + r // 8] >> (r % 8) & 1)
+
+
+def replay(ss, entries, geo, writes, dumps, bm=None):
+    data_end = geo.n * geo.ms * SECTOR
+    size = data_end
+    if bm:
+        size = max(size, (bm[0] + BM_SB_SECTORS) * SECTOR + BM_MAX_BYTES)
     img = bytearray(size)
     bad_rows = set()
     # versions[lblock] = sorted seqs written to it
@@ -283,7 +302,8 @@ def replay(ss, entries, geo, writes, dumps):
            "points_with_mismatch": 0, "max_rows_mismatched": 0,
            "points_with_hole": 0, "hole_chunks_max": 0, "hole_chunks_sum": 0,
            "lost_blocks": 0, "mark_mismatches": 0, "first_hole_point": None,
-           "lost_examples": [], "hole_points": []}
+           "lost_examples": [], "hole_points": [], "bitmap_writes": 0,
+           "points_unprotected": 0, "units_unprotected_max": 0}
 
     def check(point, is_mark):
         res["points"] += 1
@@ -298,6 +318,12 @@ def replay(ss, entries, geo, writes, dumps):
         # (a chunk written since the last flush is not at rest)
         def busy(key):
             return any(durable < s <= issued + 1 for s in by_key.get(key, []))
+        if bm:
+            # every unit whose parity lies has its region's bit on the device
+            bare = sum(1 for u in bad_rows if not bitmap_bit(img, bm, u))
+            if bare:
+                res["points_unprotected"] += 1
+                res["units_unprotected_max"] = max(res["units_unprotected_max"], bare)
         hole = sum(geo.hole(img, u, busy) for u in bad_rows)
         if hole:
             res["points_with_hole"] += 1
@@ -339,7 +365,11 @@ def replay(ss, entries, geo, writes, dumps):
             continue
         if flags & FLUSH and not nsec:
             res["flushes"] += 1
-        if nsec:
+        if nsec and sector * ss >= data_end:
+            # the bitmap device's superblock or bits
+            img[sector * ss:sector * ss + nsec * ss] = data
+            res["bitmap_writes"] += 1
+        elif nsec:
             lo = sector * ss
             hi = lo + nsec * ss
             if flags & DISCARD:
@@ -400,6 +430,11 @@ def main(argv=None):
     ap.add_argument("--chunk", type=int, help="chunk, sectors")
     ap.add_argument("--layout", choices=("raid5", "pstripe", "mirror"), default="raid5")
     ap.add_argument("--copies", type=int, default=2, help="mirror: copies (2)")
+    ap.add_argument("--bitmap-sector", type=int,
+                    help="the write-intent bitmap's device starts at this sector of the "
+                         "logged device (after the members): check that every group "
+                         "whose parity lies has its region's bit set")
+    ap.add_argument("--bitmap-region", type=int, default=16, help="groups a region (16)")
     ap.add_argument("--json", help="write the counts here")
     ap.add_argument("--dump", action="append", default=[], metavar="K:FILE")
     a = ap.parse_args(argv)
@@ -419,7 +454,8 @@ def main(argv=None):
     for d in a.dump:
         k, f = d.split(":", 1)
         dumps[int(k)] = f
-    res = replay(ss, entries, geo, load_writes(a.writes), dumps)
+    bm = (a.bitmap_sector, a.bitmap_region) if a.bitmap_sector is not None else None
+    res = replay(ss, entries, geo, load_writes(a.writes), dumps, bm)
     res["entries"] = len(entries)
     if a.json:
         with open(a.json, "w") as f:
@@ -427,8 +463,10 @@ def main(argv=None):
     print(f"points={res['points']} marks={res['marks']} writes={res['writes_logged']} "
           f"lost={res['lost_blocks']} mark_mismatches={res['mark_mismatches']} "
           f"mismatch_points={res['points_with_mismatch']} hole_points={res['points_with_hole']} "
-          f"hole_chunks_max={res['hole_chunks_max']} first_hole={res['first_hole_point']}")
-    return 1 if res["lost_blocks"] or res["mark_mismatches"] else 0
+          f"hole_chunks_max={res['hole_chunks_max']} first_hole={res['first_hole_point']}"
+          + (f" bitmap_writes={res['bitmap_writes']} "
+             f"unprotected_points={res['points_unprotected']}" if bm else ""))
+    return 1 if res["lost_blocks"] or res["mark_mismatches"] or res["points_unprotected"] else 0
 
 
 if __name__ == "__main__":

@@ -12,24 +12,29 @@
 #
 # Uses wait_synced and parity_ok (t_98), copies_identical (t_97).
 
-crash_layout() {	# crash_layout raid5|pstripe|mirror
-	local layout=$1
+crash_layout() {	# crash_layout raid5|pstripe|mirror [bitmap]
+	local layout=$1 bitmap=${2:-}
 	modprobe dm-log-writes 2>/dev/null
 	grep -qw log-writes <(dmsetup targets) || { skip "no dm-log-writes target"; return; }
-	local n=4 msz=$((8 << 11)) chunk=8 rc=0 out k durable i members=""
-	local vsz=$(((n - 1) * msz))
+	local n=4 msz=$((8 << 11)) chunk=8 rc=0 out k durable i members="" bmsz=0
+	local vsz=$(((n - 1) * msz)) opts=(2 initial_sync off)
 	[ "$layout" = mirror ] && vsz=$((n / 2 * msz))
+	# with a bitmap, its device is a fifth slice after the members'
+	[ -n "$bitmap" ] && bmsz=2048 opts=(4 initial_sync off bitmap /dev/mapper/ssat-c$n)
 	loop_members 2 64 || return 1
 	local data=${LOOPS[0]} log=${LOOPS[1]}
-	dmsetup create ssat-lw --table "0 $((n * msz)) log-writes $data $log" || return 1
+	dmsetup create ssat-lw --table "0 $((n * msz + bmsz)) log-writes $data $log" || return 1
 	for ((i = 0; i < n; i++)); do
 		dmsetup create ssat-c$i --table "0 $msz linear /dev/mapper/ssat-lw $((i * msz))" ||
 			return 1
 		members+="/dev/mapper/ssat-c$i 0 "
 	done
+	if [ -n "$bitmap" ]; then
+		dmsetup create ssat-c$n --table "0 $bmsz linear /dev/mapper/ssat-lw $((n * msz))" || return 1
+	fi
 	# zeroed members: in sync from the start
 	if [ "$layout" != mirror ]; then
-		vol_create ssat-c "$vsz" "$layout" $chunk "${members% }" 2 initial_sync off || return 1
+		vol_create ssat-c "$vsz" "$layout" $chunk "${members% }" "${opts[@]}" || return 1
 	else
 		vol_create ssat-c "$vsz" mirror $chunk "${members% }" || return 1
 	fi
@@ -39,9 +44,11 @@ crash_layout() {	# crash_layout raid5|pstripe|mirror
 		$((vsz / 8)) 240 8 7 "$WORK/writes.csv" || { fail "crash_writer failed"; return 1; }
 	vol_remove ssat-c
 	for ((i = 0; i < n; i++)); do vol_remove ssat-c$i; done
+	[ -n "$bitmap" ] && vol_remove ssat-c$n
 	vol_remove ssat-lw	# writes the log's super block: every entry is in
 	local replay=("$TOP/tests/kernel/crash_replay.py" --layout "$layout" --log "$log"
 		--members $n --member-sectors $msz --chunk $chunk --writes "$WORK/writes.csv")
+	[ -n "$bitmap" ] && replay+=(--bitmap-sector $((n * msz)))
 	out=$(python3 "${replay[@]}" --json "$WORK/crash.json") ||
 		{ fail "crash replay: $out"; rc=1; }
 	info "replay: $out"
@@ -53,6 +60,11 @@ r = json.load(open(sys.argv[1]))
 print(r["writes_logged"], r["marks"], r["points_with_hole"], r["points_with_mismatch"],
       r.get("last_hole_point"), r.get("last_hole_durable"))' "$WORK/crash.json")
 	expect_eq "member writes in the log" "$writes" 480 || rc=1
+	if [ -n "$bitmap" ]; then
+		# (the replay fails any point where a lying group's bit is clear)
+		[ "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["bitmap_writes"])' \
+			"$WORK/crash.json")" -gt 0 ] || { fail "no bitmap write in the log"; rc=1; }
+	fi
 	# (the writer's 30, and the one dm-log-writes adds when it is removed)
 	expect_eq "marks in the log" "$marks" 31 || rc=1
 	if [ "$layout" = mirror ]; then
@@ -72,15 +84,29 @@ print(r["last_mismatch_point"], r["last_mismatch_durable"])' "$WORK/crash.json")
 	[ $rc = 0 ] || return 1
 
 	# Recovery from the last crash point that shows the hole: the members
-	# as that crash left them, a volume with the initial sync on; then the
-	# parity agrees and the flushed writes read back through the volume.
-	members=$(crash_members "$k" "$n" "$msz" "${replay[@]}") || return 1
+	# as that crash left them, a volume with the initial sync on (with a
+	# bitmap: the bitmap as the crash left it, and only its regions
+	# resynced); then the parity agrees and the flushed writes read back
+	# through the volume.
+	members=$(CRASH_BITMAP=$bitmap crash_members "$k" "$n" "$msz" "${replay[@]}") || return 1
 	out=$(python3 "$TOP/tests/kernel/check_parity.py" --table \
 		"0 $vsz ssastripe $layout $chunk $n $members") &&
 		{ fail "the crashed members' parity agrees before recovery: $out"; rc=1; }
 	info "crashed at point $k (flushed up to write $durable): $out"
-	vol_create ssat-c "$vsz" "$layout" $chunk "$members" || return 1
+	klog_mark
+	if [ -n "$bitmap" ]; then
+		vol_create ssat-c "$vsz" "$layout" $chunk "$members" 2 bitmap /dev/mapper/ssat-r$n ||
+			return 1
+	else
+		vol_create ssat-c "$vsz" "$layout" $chunk "$members" || return 1
+	fi
 	wait_synced ssat-c || rc=1
+	if [ -n "$bitmap" ]; then
+		out=$(klog_since | grep -o "stopped without a suspend (a crash?), [0-9]* of 128 regions")
+		info "bitmap: $out"
+		[[ $out =~ ", "([0-9]+)" of 128" ]] && [ "${BASH_REMATCH[1]}" -gt 0 ] &&
+			[ "${BASH_REMATCH[1]}" -lt 128 ] || { fail "no partial resync after the crash: '$out'"; rc=1; }
+	fi
 	parity_ok ssat-c || rc=1
 	crash_flushed_back "$durable" || rc=1
 	return $rc
@@ -110,6 +136,11 @@ crash_members() {
 		dmsetup create ssat-r$i --table "0 $msz linear $img $((i * msz))" || return 1
 		members+="/dev/mapper/ssat-r$i 0 "
 	done
+	# CRASH_BITMAP set: and the bitmap device after them, ssat-rN
+	if [ -n "${CRASH_BITMAP:-}" ]; then
+		dmsetup create ssat-r$n --table "0 $(($(blockdev --getsz "$img") - n * msz)) linear $img $((n * msz))" ||
+			return 1
+	fi
 	echo "${members% }"
 }
 
@@ -133,6 +164,7 @@ crash_recover_mirror() {
 }
 register crash_raid5 crash_layout raid5
 register crash_mirror crash_layout mirror
+register crash_raid5_bitmap crash_layout raid5 bitmap
 # pstripe's writes take the same paths as raid5's: make check-full only
 if [ "$FULL" = 1 ]; then
 	register crash_pstripe crash_layout pstripe

@@ -207,3 +207,32 @@ def test_pstripe_hole_counts_a_data_chunk_behind_stale_parity():
     at = pm * geo.ms * SS + pc * geo.cb
     img[at:at + geo.cb] = new
     assert geo.unit_ok(img, idx)
+
+
+def test_bitmap_must_cover_every_row_whose_parity_lies(tmp_path):
+    """With --bitmap-sector: a row between its data and parity writes is
+    protected when its region's bit is on the bitmap device, and a point
+    where it is not counts as unprotected (and fails the replay)."""
+    g = cr.Raid5(N, MS, CHUNK)
+    img = bytearray(N * MS * SS)
+    bm_sector = N * MS                      # the bitmap device follows the members
+    bits = bytearray(4096)
+    bits[0] = 0b01                          # region 0 (row 0, one row a region)
+    log, writes = Log(), [(1, 0), (2, 4)]
+    log.write((bm_sector + cr.BM_SB_SECTORS) * SS, bytes(bits), cr.FUA)
+    rmw(log, g, img, 1, 0)                  # row 0: its bit is set
+    args = ["--bitmap-sector", str(bm_sector), "--bitmap-region", "1"]
+    rc, r = run(tmp_path, log, writes[:1], args)
+    assert rc == 0
+    assert (r["bitmap_writes"], r["writes_logged"], r["points_unprotected"]) == (1, 2, 0)
+    assert r["points_with_mismatch"] == 1
+    rmw(log, g, img, 2, 4)                  # row 1: its bit never set
+    rc, r = run(tmp_path, log, writes, args)
+    assert rc == 1
+    assert (r["points_unprotected"], r["units_unprotected_max"]) == (1, 1)
+    # the bit set, row 1 is covered too
+    bits[0] = 0b11
+    log.write((bm_sector + cr.BM_SB_SECTORS) * SS, bytes(bits), cr.FUA)
+    log.entries.insert(1, log.entries.pop())
+    rc, r = run(tmp_path, log, writes, args)
+    assert rc == 0 and r["points_unprotected"] == 0
