@@ -32,8 +32,10 @@
 
 #define SSA_BM_MAGIC		"SSABMAP1"
 #define SSA_BM_VERSION		1
+#define SSA_BM_BLOCK		4096	/* on-device unit, whatever PAGE_SIZE */
 #define SSA_BM_SB_SECTORS	8	/* the superblock's 4 KiB */
 #define SSA_BM_CLEAN		BIT(0)	/* flags: stopped by a suspend */
+#define SSA_BM_UNTRUSTED	BIT(1)	/* flags: given up; resync everything */
 #define SSA_BM_MIN_REGION	16	/* default: groups a region, at least */
 #define SSA_BM_ONE_PAGE		(8 * 4096)	/* default: regions in 4 KiB */
 #define SSA_BM_MAX_REGIONS	BIT(20)
@@ -58,7 +60,8 @@ struct ssa_bitmap {
 	struct block_device *bdev;
 	u32 region;		/* groups a region */
 	u32 regions;
-	unsigned int nr_pages;	/* the bitmap's pages on the device */
+	u32 io_bytes;		/* the bitmap's bytes on the device */
+	unsigned int nr_pages;	/* pages holding them */
 	struct page **pages;	/* its write (and read) buffer */
 	struct page *sb_page;
 
@@ -92,7 +95,7 @@ static u32 ssa_bm_bytes(u32 regions)
 static sector_t ssa_bm_sectors(u32 regions)
 {
 	return SSA_BM_SB_SECTORS +
-	       (round_up(ssa_bm_bytes(regions), PAGE_SIZE) >> SECTOR_SHIFT);
+	       (round_up(ssa_bm_bytes(regions), SSA_BM_BLOCK) >> SECTOR_SHIFT);
 }
 
 static u32 ssa_bm_region_of(struct ssa_bitmap *bm, u64 idx)
@@ -100,18 +103,20 @@ static u32 ssa_bm_region_of(struct ssa_bitmap *bm, u64 idx)
 	return div_u64(idx, bm->region);
 }
 
-/* Synchronous I/O of @n pages at @sector of the bitmap device. */
+/* Synchronous I/O of @bytes (from @pages) at @sector of the bitmap device. */
 static int ssa_bm_io(struct ssa_bitmap *bm, sector_t sector,
-		     struct page **pages, unsigned int n, blk_opf_t opf)
+		     struct page **pages, u32 bytes, blk_opf_t opf)
 {
+	unsigned int i, n = DIV_ROUND_UP(bytes, PAGE_SIZE);
 	struct bio *bio;
-	unsigned int i;
 	int r;
 
 	bio = bio_alloc(bm->bdev, n, opf, GFP_NOIO);
 	bio->bi_iter.bi_sector = sector;
-	for (i = 0; i < n; i++)
-		__bio_add_page(bio, pages[i], PAGE_SIZE, 0);
+	for (i = 0; i < n; i++) {
+		__bio_add_page(bio, pages[i], min_t(u32, bytes, PAGE_SIZE), 0);
+		bytes -= min_t(u32, bytes, PAGE_SIZE);
+	}
 	r = submit_bio_wait(bio);
 	bio_put(bio);
 	return r;
@@ -122,13 +127,22 @@ static const char *ssa_bm_name(struct ssa_bitmap *bm)
 	return dm_device_name(dm_table_get_md(bm->sc->ti->table));
 }
 
-/* The device failed: go on without it. */
+static int ssa_bm_write_sb(struct ssa_bitmap *bm, u32 flags);
+
+/*
+ * The device failed: go on without it.  Its superblock, if it can still
+ * be written, says so, so that a later table resyncs every group rather
+ * than trust bits that missed what was written from now on.  Called with
+ * io_mutex held.
+ */
 static void ssa_bm_fail(struct ssa_bitmap *bm, const char *what, int r)
 {
-	if (!bm->failed)
-		DMERR("%s: bitmap %s: %s error %d: unprotected; a crash now needs a full resync",
-		      ssa_bm_name(bm), bm->sc->meta_dev->name, what, r);
+	if (bm->failed)
+		return;
+	DMERR("%s: bitmap %s: %s error %d: unprotected; a crash now needs a full resync",
+	      ssa_bm_name(bm), bm->sc->meta_dev->name, what, r);
 	WRITE_ONCE(bm->failed, true);
+	ssa_bm_write_sb(bm, SSA_BM_UNTRUSTED);
 }
 
 /* ---- the superblock and the bits on the device ---------------------- */
@@ -155,7 +169,7 @@ static void ssa_bm_sb_fill(struct ssa_bitmap *bm, struct ssa_bm_sb *sb,
 static int ssa_bm_write_sb(struct ssa_bitmap *bm, u32 flags)
 {
 	ssa_bm_sb_fill(bm, page_address(bm->sb_page), flags);
-	return ssa_bm_io(bm, 0, &bm->sb_page, 1,
+	return ssa_bm_io(bm, 0, &bm->sb_page, SSA_BM_BLOCK,
 			 REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
 }
 
@@ -172,7 +186,7 @@ static int ssa_bm_write_bits(struct ssa_bitmap *bm, const unsigned long *bits)
 
 		p[(r / 8) % PAGE_SIZE] |= 1 << (r % 8);
 	}
-	return ssa_bm_io(bm, SSA_BM_SB_SECTORS, bm->pages, bm->nr_pages,
+	return ssa_bm_io(bm, SSA_BM_SB_SECTORS, bm->pages, bm->io_bytes,
 			 REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
 }
 
@@ -181,7 +195,7 @@ static int ssa_bm_read_bits(struct ssa_bitmap *bm, unsigned long *bits)
 	int r;
 	u32 i;
 
-	r = ssa_bm_io(bm, SSA_BM_SB_SECTORS, bm->pages, bm->nr_pages,
+	r = ssa_bm_io(bm, SSA_BM_SB_SECTORS, bm->pages, bm->io_bytes,
 		      REQ_OP_READ | REQ_SYNC);
 	if (r)
 		return r;
@@ -447,7 +461,12 @@ void ssa_bm_synced(struct ssa_parity *par, u64 idx)
 {
 	struct ssa_bitmap *bm = par->bm;
 
-	if (bm && ((idx + 1) % bm->region == 0 || idx + 1 == par->sc->geom.rows))
+	u32 within;
+
+	if (!bm)
+		return;
+	div_u64_rem(idx + 1, bm->region, &within);
+	if (!within || idx + 1 == par->sc->geom.rows)
 		clear_bit(ssa_bm_region_of(bm, idx), bm->resync);
 }
 
@@ -536,7 +555,8 @@ int ssa_bm_create(struct ssa_parity *par)
 		return -EINVAL;
 	}
 
-	bm->nr_pages = DIV_ROUND_UP(ssa_bm_bytes(bm->regions), PAGE_SIZE);
+	bm->io_bytes = round_up(ssa_bm_bytes(bm->regions), SSA_BM_BLOCK);
+	bm->nr_pages = DIV_ROUND_UP(bm->io_bytes, PAGE_SIZE);
 	bm->pages = kcalloc(bm->nr_pages, sizeof(*bm->pages), GFP_KERNEL);
 	if (!bm->pages)
 		goto nomem;
@@ -560,7 +580,7 @@ int ssa_bm_create(struct ssa_parity *par)
 	if (!bm->wq)
 		goto nomem;
 
-	r = ssa_bm_io(bm, 0, &bm->sb_page, 1, REQ_OP_READ | REQ_SYNC);
+	r = ssa_bm_io(bm, 0, &bm->sb_page, SSA_BM_BLOCK, REQ_OP_READ | REQ_SYNC);
 	if (r) {
 		DMERR("bitmap %s: cannot read its superblock: error %d",
 		      sc->meta_dev->name, r);
@@ -579,73 +599,97 @@ nomem:
  * bits are to be resynced, and the initial sync goes on where it was,
  * unless the table gives initial_sync; otherwise a new bitmap), then mark
  * the superblock active.  A device that cannot be read or written is
- * given up, and the whole volume resynced.
+ * given up, and the whole volume resynced; so is a bitmap given up before
+ * (flag UNTRUSTED: its bits missed what was written after).
  */
+static int ssa_bm_load(struct ssa_bitmap *bm)
+{
+	struct ssa_parity *par = ssa_par(bm->sc);
+	struct ssa_ctx *sc = bm->sc;
+	struct ssa_bm_sb *sb = page_address(bm->sb_page);
+	unsigned int nr;
+	char *error;
+	u32 flags;
+	int r, ours;
+
+	r = ssa_bm_io(bm, 0, &bm->sb_page, SSA_BM_BLOCK, REQ_OP_READ | REQ_SYNC);
+	ours = r ? 0 : ssa_bm_sb_check(bm, &error);
+	if (ours < 0) {
+		DMERR("%s: bitmap %s: %s", ssa_bm_name(bm), sc->meta_dev->name,
+		      error);
+		return -EINVAL;
+	}
+	flags = ours ? le32_to_cpu(sb->flags) : 0;
+	if (!r && ours) {
+		bm->events = le64_to_cpu(sb->events);
+		r = ssa_bm_read_bits(bm, bm->resync);
+	}
+	if (r) {
+		ssa_bm_fail(bm, "read", r);
+		WRITE_ONCE(par->sync_pos, 0);
+	} else if (ours && (flags & SSA_BM_UNTRUSTED)) {
+		DMWARN("%s: bitmap %s: given up earlier (an I/O error): resyncing every group",
+		       ssa_bm_name(bm), sc->meta_dev->name);
+		bitmap_zero(bm->resync, bm->regions);
+		WRITE_ONCE(par->sync_pos, 0);
+	} else if (ours) {
+		if (!test_bit(SSA_OPT_INITIAL_SYNC, &sc->opts_given) &&
+		    !sc->rebuild_mask)
+			WRITE_ONCE(par->sync_pos, min(le64_to_cpu(sb->sync_pos),
+						      sc->geom.rows));
+		bitmap_copy(bm->mem, bm->resync, bm->regions);
+		bitmap_copy(bm->disk, bm->resync, bm->regions);
+		nr = bitmap_weight(bm->resync, bm->regions);
+		DMINFO("%s: bitmap %s: stopped %s, %u of %u regions to resync",
+		       ssa_bm_name(bm), sc->meta_dev->name,
+		       flags & SSA_BM_CLEAN ? "cleanly" : "without a suspend (a crash?)",
+		       nr, bm->regions);
+	} else {
+		DMINFO("%s: bitmap %s: new, %u regions of %u groups",
+		       ssa_bm_name(bm), sc->meta_dev->name, bm->regions,
+		       bm->region);
+	}
+	if (!bm->failed) {
+		r = ssa_bm_write_bits(bm, bm->disk);
+		if (r)
+			ssa_bm_fail(bm, "write", r);
+	}
+	return 0;
+}
+
 int ssa_bm_prepare(struct ssa_parity *par)
 {
 	struct ssa_bitmap *bm = par->bm;
-	struct ssa_ctx *sc = par->sc;
-	struct ssa_bm_sb *sb;
-	unsigned int nr;
-	char *error;
-	int r = 0, ours;
+	int r = 0;
 
 	if (!bm)
 		return 0;
 	mutex_lock(&bm->io_mutex);
 	if (!bm->loaded && !bm->failed) {
-		bm->loaded = true;
-		r = ssa_bm_io(bm, 0, &bm->sb_page, 1, REQ_OP_READ | REQ_SYNC);
-		ours = r ? 0 : ssa_bm_sb_check(bm, &error);
-		if (ours < 0) {
-			DMERR("%s: bitmap %s: %s", ssa_bm_name(bm),
-			      sc->meta_dev->name, error);
-			mutex_unlock(&bm->io_mutex);
-			return -EINVAL;
-		}
-		sb = page_address(bm->sb_page);
-		if (!r && ours) {
-			bm->events = le64_to_cpu(sb->events);
-			r = ssa_bm_read_bits(bm, bm->resync);
-		}
-		if (r) {
-			ssa_bm_fail(bm, "read", r);
-			WRITE_ONCE(par->sync_pos, 0);
-		} else if (ours) {
-			if (!test_bit(SSA_OPT_INITIAL_SYNC, &sc->opts_given) &&
-			    !sc->rebuild_mask)
-				WRITE_ONCE(par->sync_pos,
-					   min(le64_to_cpu(sb->sync_pos),
-					       sc->geom.rows));
-			bitmap_copy(bm->mem, bm->resync, bm->regions);
-			bitmap_copy(bm->disk, bm->resync, bm->regions);
-			nr = bitmap_weight(bm->resync, bm->regions);
-			DMINFO("%s: bitmap %s: stopped %s, %u of %u regions to resync",
-			       ssa_bm_name(bm), sc->meta_dev->name,
-			       le32_to_cpu(sb->flags) & SSA_BM_CLEAN ?
-			       "cleanly" : "without a suspend (a crash?)",
-			       nr, bm->regions);
-		} else {
-			DMINFO("%s: bitmap %s: new, %u regions of %u groups",
-			       ssa_bm_name(bm), sc->meta_dev->name,
-			       bm->regions, bm->region);
-		}
-		if (!bm->failed) {
-			r = ssa_bm_write_bits(bm, bm->disk);
-			if (r)
-				ssa_bm_fail(bm, "write", r);
-		}
+		r = ssa_bm_load(bm);
+		/* a refused device is read again at the next resume */
+		bm->loaded = !r;
 	}
-	if (!bm->failed) {
+	if (!r && !bm->failed) {
 		r = ssa_bm_write_sb(bm, 0);
 		if (r)
 			ssa_bm_fail(bm, "write", r);
+		r = 0;
 	}
 	mutex_unlock(&bm->io_mutex);
+	return r;
+}
+
+/* Resumed: the daemon clears idle regions (stopped at postsuspend). */
+void ssa_bm_start(struct ssa_parity *par)
+{
+	struct ssa_bitmap *bm = par->bm;
+
+	if (!bm || !bm->loaded)
+		return;
 	WRITE_ONCE(bm->active, true);
 	queue_delayed_work(bm->wq, &bm->daemon,
 			   msecs_to_jiffies(SSA_BM_DAEMON_MS));
-	return 0;
 }
 
 /*

@@ -352,7 +352,12 @@ void ssa_parity_resume(struct ssa_ctx *sc)
 
 	if (!par)
 		return;
+	ssa_bm_start(par);
 	if (READ_ONCE(par->rb_active)) {
+		if (ssa_bm_pending(par))
+			DMWARN("%s: rebuild of %d: bitmap regions unsynced: parity may lie",
+			       dm_device_name(dm_table_get_md(sc->ti->table)),
+			       par->rb_member);
 		if (ssa_nr_failed(sc, &f)) {
 			DMERR("%s: member %d has failed: the rebuild of member %d cannot go on",
 			      dm_device_name(dm_table_get_md(sc->ti->table)),

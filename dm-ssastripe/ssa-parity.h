@@ -202,6 +202,7 @@ void ssa_prebuild_work(struct work_struct *work);
 int ssa_bm_create(struct ssa_parity *par);
 void ssa_bm_free(struct ssa_parity *par);
 int ssa_bm_prepare(struct ssa_parity *par);
+void ssa_bm_start(struct ssa_parity *par);
 void ssa_bm_quiesced(struct ssa_parity *par);
 bool ssa_bm_gate(struct ssa_pop *op);
 void ssa_bm_release(struct ssa_pop *op);

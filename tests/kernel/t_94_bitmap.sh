@@ -140,6 +140,43 @@ parity_bitmap() {
 }
 register parity_bitmap parity_bitmap
 
+# A bitmap given up on a write error says so in its superblock when it
+# still can (here only its bits fail): the next table resyncs every group
+# rather than trust bits that missed the writes made since.
+parity_bitmap_untrusted() {
+	local rc=0 bm
+	wipe 32 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	BM_MEMBERS=$(lin_members 4 65536) || return 1
+	loop_members 1 1 || return 1
+	bm=${LOOPS[0]}
+	dmsetup create ssat-bm --table "0 2048 linear $bm 0" || return 1
+	bm_volume initial_sync off || return 1
+	vol_remove ssat-v
+	# the superblock still writable, the bits not
+	printf '0 8 linear %s 0\n8 2040 error\n' "$bm" | dmsetup load ssat-bm &&
+		dmsetup suspend ssat-bm && dmsetup resume ssat-bm || return 1
+	klog_mark
+	bm_volume || return 1
+	dd if=/dev/urandom of=/dev/mapper/ssat-v bs=4k count=1 seek=100 oflag=direct status=none ||
+		{ fail "a write failed with the bitmap failing"; rc=1; }
+	bm_wait ssat-v failed || rc=1
+	vol_remove ssat-v
+	expect_eq "superblock flags (untrusted)" "$(bm_sb_flags /dev/mapper/ssat-bm)" 2 || rc=1
+	dmsetup load ssat-bm --table "0 2048 linear $bm 0" && dmsetup suspend ssat-bm && dmsetup resume ssat-bm
+	klog_mark
+	bm_volume || return 1
+	klog_since | grep -q "given up earlier (an I/O error): resyncing every group" ||
+		{ fail "no full resync after an untrusted bitmap"; klog_since | grep bitmap; rc=1; }
+	wait_synced ssat-v || rc=1
+	klog_since | grep -q "initial sync done: 8192 of 8192 groups" || { fail "the resync was not whole"; rc=1; }
+	bm_wait ssat-v 0/512 || rc=1
+	vol_remove ssat-v
+	expect_eq "superblock flags after a clean stop" "$(bm_sb_flags /dev/mapper/ssat-bm)" 1 || rc=1
+	dmsetup remove ssat-bm
+	return $rc
+}
+register parity_bitmap_untrusted parity_bitmap_untrusted
+
 parity_bitmap_bad_tables() {
 	local rc=0 bm big small
 	wipe 1 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
@@ -156,6 +193,7 @@ parity_bitmap_bad_tables() {
 	bad_table bitmap-no-value "$T 1 bitmap" "Optional argument without a value" || rc=1
 	bad_table bitmap-twice "$T 4 bitmap $bm bitmap $bm" "Duplicate optional argument" || rc=1
 	bad_table bitmap-region-0 "$T 4 bitmap $bm bitmap_region 0" "Invalid bitmap_region" || rc=1
+	bad_table bitmap-region-alone "$T 2 bitmap_region 16" "bitmap_region needs a bitmap device" || rc=1
 	bad_table bitmap-region-tiny "0 $((3 << 21)) ssastripe raid5 1 4 $big 4 bitmap $bm bitmap_region 1" \
 		"bitmap_region too small" || rc=1
 	bad_table bitmap-mirror "0 8192 ssastripe mirror 8 2 /dev/ram0 0 /dev/ram1 0 2 bitmap $bm" \
