@@ -18,6 +18,7 @@ struct ssa_opt_desc {
 	const char *name;
 	struct dm_arg range;
 	const char *const *words;
+	bool device;		/* the value is a device path (sc->meta_path) */
 	unsigned int def;
 	/* the error when a layout that does not take the option is given it */
 	const char *only;
@@ -138,6 +139,7 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 	},
 	[SSA_OPT_BITMAP] = {
 		.name = "bitmap",
+		.device = true,
 		.only = SSA_ONLY_PARITY,
 	},
 	[SSA_OPT_BITMAP_REGION] = {
@@ -255,7 +257,7 @@ int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 			return -EINVAL;
 		}
 		argc--;
-		if (o == SSA_OPT_BITMAP) {
+		if (ssa_opts[o].device) {
 			/* a device: opened once the members are */
 			sc->meta_path = dm_shift_arg(as);
 			continue;
@@ -298,7 +300,7 @@ unsigned int ssa_emit_opts(struct ssa_ctx *sc, char *result,
 	DMEMIT(" %u", 2 * ((unsigned int)hweight_long(plain) +
 			   (unsigned int)hweight64(sc->rebuild_mask)));
 	for_each_set_bit(i, &plain, SSA_NR_OPTS) {
-		if (i == SSA_OPT_BITMAP)
+		if (ssa_opts[i].device)
 			DMEMIT(" %s %s", ssa_opts[i].name,
 			       sc->meta_dev ? sc->meta_dev->name : "-");
 		else if (ssa_opts[i].words)

@@ -80,7 +80,6 @@ struct ssa_bitmap {
 	struct work_struct write_work;
 	struct delayed_work daemon;
 	u64 events;
-	u64 writes;		/* bitmap writes (status) */
 	bool loaded;		/* the first resume read the device */
 	bool active;		/* resumed: the daemon runs */
 	bool failed;
@@ -103,23 +102,10 @@ static u32 ssa_bm_region_of(struct ssa_bitmap *bm, u64 idx)
 	return div_u64(idx, bm->region);
 }
 
-/* Synchronous I/O of @bytes (from @pages) at @sector of the bitmap device. */
 static int ssa_bm_io(struct ssa_bitmap *bm, sector_t sector,
 		     struct page **pages, u32 bytes, blk_opf_t opf)
 {
-	unsigned int i, n = DIV_ROUND_UP(bytes, PAGE_SIZE);
-	struct bio *bio;
-	int r;
-
-	bio = bio_alloc(bm->bdev, n, opf, GFP_NOIO);
-	bio->bi_iter.bi_sector = sector;
-	for (i = 0; i < n; i++) {
-		__bio_add_page(bio, pages[i], min_t(u32, bytes, PAGE_SIZE), 0);
-		bytes -= min_t(u32, bytes, PAGE_SIZE);
-	}
-	r = submit_bio_wait(bio);
-	bio_put(bio);
-	return r;
+	return ssa_pages_io(bm->bdev, sector, pages, bytes, opf);
 }
 
 static const char *ssa_bm_name(struct ssa_bitmap *bm)
@@ -329,7 +315,6 @@ static void ssa_bm_sync_bits(struct ssa_bitmap *bm)
 	spin_lock_irq(&bm->lock);
 	bitmap_copy(bm->disk, bm->snap, bm->regions);
 	spin_unlock_irq(&bm->lock);
-	WRITE_ONCE(bm->writes, bm->writes + 1);
 }
 
 /* Start the writes whose bits are on the device; more bits if need be. */

@@ -129,6 +129,32 @@ void ssa_compute_parity(struct ssa_pop *op, struct ssa_pgroup *pg)
 			    0, span << SECTOR_SHIFT);
 }
 
+/* ---- synchronous I/O of page buffers --------------------------------- */
+
+/*
+ * Read or write @bytes at @sector of @bdev from @pages, and wait: the
+ * background walks' member I/O and the bitmap's (process context only).
+ */
+int ssa_pages_io(struct block_device *bdev, sector_t sector,
+		 struct page **pages, u32 bytes, blk_opf_t opf)
+{
+	unsigned int i, n = DIV_ROUND_UP(bytes, PAGE_SIZE);
+	struct bio *bio;
+	int r;
+
+	bio = bio_alloc(bdev, n, opf, GFP_NOIO);
+	bio->bi_iter.bi_sector = sector;
+	for (i = 0; i < n; i++) {
+		u32 b = min_t(u32, PAGE_SIZE, bytes);
+
+		__bio_add_page(bio, pages[i], b, 0);
+		bytes -= b;
+	}
+	r = submit_bio_wait(bio);
+	bio_put(bio);
+	return r;
+}
+
 /* ---- group locks ---------------------------------------------------- */
 
 struct hlist_head *ssa_bucket(struct ssa_parity *par, u64 key)

@@ -65,22 +65,9 @@ static int ssa_scrub_io(struct ssa_ctx *sc, unsigned int m, u64 ms,
 			struct page **pages, u32 sectors, blk_opf_t opf)
 {
 	struct ssa_member *mb = &sc->members[m];
-	unsigned int i, n = ssa_pages_of(sectors);
-	u32 bytes = sectors << SECTOR_SHIFT;
-	struct bio *bio;
-	int r;
 
-	bio = bio_alloc(mb->dev->bdev, n, opf, GFP_NOIO);
-	bio->bi_iter.bi_sector = mb->offset + ms;
-	for (i = 0; i < n; i++) {
-		u32 b = min_t(u32, PAGE_SIZE, bytes);
-
-		__bio_add_page(bio, pages[i], b, 0);
-		bytes -= b;
-	}
-	r = submit_bio_wait(bio);
-	bio_put(bio);
-	return r;
+	return ssa_pages_io(mb->dev->bdev, mb->offset + ms, pages,
+			    sectors << SECTOR_SHIFT, opf);
 }
 
 /*

@@ -161,6 +161,8 @@ void ssa_xfer(struct bio *bio, struct bvec_iter *it, struct page **buf, u32 off,
 	      u32 bytes, enum ssa_xfer how);
 void ssa_zero_buf(struct page **pages, u32 bytes);
 void ssa_compute_parity(struct ssa_pop *op, struct ssa_pgroup *pg);
+int ssa_pages_io(struct block_device *bdev, sector_t sector,
+		 struct page **pages, u32 bytes, blk_opf_t opf);
 struct hlist_head *ssa_bucket(struct ssa_parity *par, u64 key);
 bool ssa_lock_or_wait(struct ssa_parity *par, struct ssa_pop *op);
 void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op);
