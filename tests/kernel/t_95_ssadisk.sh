@@ -358,18 +358,28 @@ ssadisk_read_ahead() {
 # cost X + T + R_max + T: the write, arriving while the block is still going
 # round, starts its transfer exactly one rotation after the read's ended.
 # A clocked test: the write must arrive within a rotation (16.7 ms) of the
-# read's end, and on plain TCG beside four busy guests it came 18.4 ms
-# after (on the instruction clock: 1.5 ms, delivered 7 us after the model).
+# read's end.  On plain TCG beside four busy guests it came 18.4 ms after;
+# on the instruction clock usually 1.5 ms (delivered 7 us after the model),
+# but once, late in a suite, 37.5 ms (other guest work ran between the
+# two).  A late write is still checked (it waits for a later pass of the
+# block, without a seek) and the pair is tried again, up to five times.
 ssadisk_rmw() {
-	local rc=0
+	local rc=0 try
 	mkdir -p "$WORK"
 	disk_create ssat-d /dev/ram0 131072 preset ct1992 || return 1
-	ssadisk_trace_start
-	$CHECK_DISK rmw-io /dev/mapper/ssat-d --offset $((4 << 20)) || { fail "read/write failed"; rc=1; }
-	ssadisk_trace_stop "$WORK/rmw.trace"
-	# 3600 rpm; 4 KiB is one block of 1.3 ms
-	$CHECK_DISK rmw "$WORK/rmw.trace" --rotation 16666667 --xfer 1300000 || rc=1
-	return $rc
+	for try in 1 2 3 4 5; do
+		ssadisk_trace_start
+		$CHECK_DISK rmw-io /dev/mapper/ssat-d --offset $((4 << 20)) ||
+			{ fail "read/write failed"; return 1; }
+		ssadisk_trace_stop "$WORK/rmw.trace"
+		# 3600 rpm; 4 KiB is one block of 1.3 ms
+		$CHECK_DISK rmw "$WORK/rmw.trace" --rotation 16666667 --xfer 1300000
+		rc=$?
+		[ $rc -eq 4 ] || break
+		info "try $try: the write came after the block had gone by"
+	done
+	[ $rc -eq 4 ] && fail "in five tries no write came within a rotation of its read"
+	[ $rc -eq 0 ]
 }
 
 ssadisk_trace_start() {	# [FILTER]: the ssadisk events on the mono clock
