@@ -127,6 +127,7 @@ enum ssa_opt {
 	SSA_OPT_REBUILD,	/* repeatable: one per member to rebuild */
 	SSA_OPT_BITMAP,		/* a device path (sc->meta_dev), not a number */
 	SSA_OPT_BITMAP_REGION,
+	SSA_OPT_PPL,		/* a device path too: bitmap or ppl, not both */
 	SSA_NR_OPTS,
 };
 
@@ -232,7 +233,7 @@ struct ssa_ctx {
 	unsigned int sync;		/* enum ssa_sync */
 	unsigned int write_method;	/* enum ssa_wmethod */
 	u64 rebuild_mask;	/* members the table named with "rebuild" */
-	/* option "bitmap": the layout's metadata device (path during ctr) */
+	/* option "bitmap" or "ppl": the layout's metadata device */
 	const char *meta_path;
 	struct dm_dev *meta_dev;
 

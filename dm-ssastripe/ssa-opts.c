@@ -149,6 +149,11 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		.def = 0,	/* 0: chosen by the layout */
 		.only = SSA_ONLY_PARITY,
 	},
+	[SSA_OPT_PPL] = {
+		.name = "ppl",
+		.device = true,
+		.only = SSA_ONLY_PARITY,
+	},
 };
 
 /* The word option @opt's value @val stands for (status lines). */
@@ -259,6 +264,10 @@ int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 		argc--;
 		if (ssa_opts[o].device) {
 			/* a device: opened once the members are */
+			if (sc->meta_path) {
+				ti->error = "bitmap and ppl exclude each other";
+				return -EINVAL;
+			}
 			sc->meta_path = dm_shift_arg(as);
 			continue;
 		}

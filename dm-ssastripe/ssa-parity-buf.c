@@ -64,14 +64,29 @@ void ssa_xfer(struct bio *bio, struct bvec_iter *it, struct page **buf,
  * Combine the request's data at sector @loff (from its start) into
  * dst[doff..], @sectors long: XOR it in, or copy it over.
  */
-static void ssa_bio_to_buf(struct ssa_pop *op, struct page **dst, u32 doff,
-			   u32 loff, u32 sectors, bool copy)
+void ssa_bio_to_buf(struct ssa_pop *op, struct page **dst, u32 doff,
+		    u32 loff, u32 sectors, bool copy)
 {
 	struct bvec_iter it = op->iter;
 
 	bio_advance_iter(op->parent, &it, loff << SECTOR_SHIFT);
 	ssa_xfer(op->parent, &it, dst, doff, sectors << SECTOR_SHIFT,
 		 copy ? SSA_XFER_COPY_IN : SSA_XFER_XOR_IN);
+}
+
+/* dst[doff..] = src[soff..] over @bytes (buffers of whole pages). */
+void ssa_copy_buf(struct page **dst, u32 doff, struct page **src, u32 soff,
+		  u32 bytes)
+{
+	while (bytes) {
+		u32 n = min3(bytes, (u32)(PAGE_SIZE - offset_in_page(doff)),
+			     (u32)(PAGE_SIZE - offset_in_page(soff)));
+
+		memcpy(ssa_buf_at(dst, doff), ssa_buf_at(src, soff), n);
+		doff += n;
+		soff += n;
+		bytes -= n;
+	}
 }
 
 void ssa_zero_buf(struct page **pages, u32 bytes)
@@ -199,6 +214,7 @@ void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op)
 	spin_unlock_irqrestore(&par->lock, flags);
 	op->locked = false;
 	ssa_bm_release(op);
+	ssa_ppl_release(op);
 	if (kick)
 		queue_work(par->start_wq, &par->start_work);
 }

@@ -43,6 +43,7 @@ struct ssa_ptask {
 	u8 phase;		/* bios of the task completed */
 	bool counted;		/* holds its member's dispatch slot */
 	bool lost;		/* its member failed: no I/O, old data rebuilt */
+	bool held;		/* rmw data read: the write waits for the log */
 	u16 member;
 	u32 idx;		/* child number of its first bio */
 	u32 lo, hi;		/* sectors from the start of the group span */
@@ -73,6 +74,12 @@ struct ssa_pgroup {
 	unsigned int cost_pages, cost_extra;	/* planning */
 	u32 reads_left;		/* reads the parity still waits for */
 	atomic_t bs_left;	/* before_service: data tasks not started */
+	/* the partial parity log (ssa-parity-ppl.c) */
+	struct ssa_pop *op;	/* set when it is logged */
+	struct list_head ppl_node;	/* waiting for slots, or logged */
+	u64 ppl_seq;		/* its first entry */
+	u16 ppl_n;		/* its entries held in the log */
+	atomic_t ppl_left;	/* entries still being written */
 };
 
 struct ssa_plock {
@@ -88,6 +95,7 @@ struct ssa_pop {
 	u8 sync;		/* enum ssa_sync, fixed at arrival */
 	bool locked;
 	bool bm_held;		/* counted in its bitmap regions */
+	bool ppl;		/* its groups are logged before they are written */
 	int failed;		/* the member failed at arrival, or -1 */
 	struct list_head wait;
 	unsigned int nr_groups, nr_tasks, nr_locks, nr_pages, nr_alloc;

@@ -90,21 +90,6 @@ void ssa_xor_others(struct ssa_ctx *sc, unsigned int f, u32 sectors)
 				    sectors << SECTOR_SHIFT);
 }
 
-/* dst[doff..] = src[soff..] over @bytes (buffers of whole pages). */
-static void ssa_copy_buf(struct page **dst, u32 doff, struct page **src,
-			 u32 soff, u32 bytes)
-{
-	while (bytes) {
-		u32 n = min3(bytes, (u32)(PAGE_SIZE - offset_in_page(doff)),
-			     (u32)(PAGE_SIZE - offset_in_page(soff)));
-
-		memcpy(ssa_buf_at(dst, doff), ssa_buf_at(src, soff), n);
-		doff += n;
-		soff += n;
-		bytes -= n;
-	}
-}
-
 /*
  * Rebuild the old data of a write's lost task from the other members into
  * its buffer.  The write holds the group's lock and has not written the

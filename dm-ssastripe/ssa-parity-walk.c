@@ -340,6 +340,7 @@ void ssa_parity_resume(struct ssa_ctx *sc)
 	if (!par)
 		return;
 	ssa_bm_start(par);
+	ssa_ppl_start(par);
 	if (READ_ONCE(par->rb_active)) {
 		if (ssa_bm_pending(par))
 			DMWARN("%s: rebuild of %d: bitmap regions unsynced: parity may lie",

@@ -173,8 +173,53 @@ static void ssa_queue_recovery(struct ssa_pgroup *pg)
 }
 
 /*
+ * The group's parity is computed (and logged, with a ppl): write it, and
+ * the data that waited for it -- rcw's, and rmw's held for the log.
+ */
+void ssa_parity_writes(struct ssa_pop *op, struct ssa_pgroup *pg)
+{
+	struct ssa_ptask *t = ssa_parity_task(pg, op);
+	unsigned int i;
+
+	if (pg->method == SSA_WM_RCW) {
+		ssa_task_issue(op, t, false);
+		for (i = 0; i < pg->nr_data; i++)
+			ssa_task_issue(op, &op->tasks[pg->first + i], false);
+		return;
+	}
+	ssa_task_next(op, t);
+	for (i = 0; i < pg->nr_data; i++) {
+		t = &op->tasks[pg->first + i];
+		if (t->held) {
+			t->held = false;
+			ssa_task_issue(op, t, false);
+		}
+	}
+}
+
+/* rmw data held for the log, when the group is given up or goes on alone. */
+static void ssa_release_held(struct ssa_pop *op, struct ssa_pgroup *pg,
+			     bool write)
+{
+	unsigned int i;
+
+	for (i = 0; i < pg->nr_data; i++) {
+		struct ssa_ptask *t = &op->tasks[pg->first + i];
+
+		if (!t->held)
+			continue;
+		t->held = false;
+		if (write)
+			ssa_task_issue(op, t, false);
+		else
+			ssa_task_abandon(op, t, true);
+	}
+}
+
+/*
  * Every read of the group is in (for rmw the old parity too): rebuild lost
- * old data first, then compute and write the parity, and (rcw) the data.
+ * old data first, then compute the parity, log the group if the volume
+ * has a ppl, and write the parity, and (rcw) the data.
  */
 void ssa_try_parity(struct ssa_pop *op, struct ssa_pgroup *pg)
 {
@@ -192,17 +237,15 @@ void ssa_try_parity(struct ssa_pop *op, struct ssa_pgroup *pg)
 		/* rcw data waits for its reads: it is given up too */
 		for (i = 0; rcw && i < pg->nr_data; i++)
 			ssa_task_abandon(op, &op->tasks[pg->first + i], true);
+		/* rmw data held for the log goes alone if the parity is lost */
+		ssa_release_held(op, pg, !pg->failed);
 		ssa_task_abandon(op, t, pg->failed);
 		return;
 	}
 	ssa_compute_parity(op, pg);
-	if (!rcw) {
-		ssa_task_next(op, t);
-		return;
-	}
-	ssa_task_issue(op, t, false);
-	for (i = 0; i < pg->nr_data; i++)
-		ssa_task_issue(op, &op->tasks[pg->first + i], false);
+	if (op->ppl && ssa_ppl_log(op, pg))
+		return;		/* ssa_parity_writes() once it is logged */
+	ssa_parity_writes(op, pg);
 }
 
 static void ssa_read_done(struct ssa_pop *op, struct ssa_pgroup *pg)
@@ -243,6 +286,16 @@ static void ssa_task_advance(struct ssa_ptask *t)
 		if (t->status) {
 			ssa_lose(op, pg, t);
 			ssa_task_abandon(op, t, pg->failed);
+		} else if (op->ppl) {
+			/*
+			 * Written once the group is logged, from a slot of
+			 * its own: held across the wait, the slot could be
+			 * the one another group's parity read waits for.
+			 */
+			if (t->counted)
+				ssa_slot_put(op->sc, t->member);
+			t->counted = false;
+			t->held = true;
 		} else {
 			ssa_task_next(op, t);	/* write the new data */
 		}
@@ -314,6 +367,7 @@ void ssa_op_start(struct ssa_pop *op, bool from_map)
 	unsigned int g, i, lost = 0;
 
 	ssa_get_pages(ssa_par(sc), op);
+	op->ppl = ssa_ppl_wanted(op);
 	for (g = 0; g < op->nr_groups; g++) {
 		struct ssa_pgroup *pg = &op->groups[g];
 		unsigned int gl = pg->lost ? 1 : 0;
@@ -337,7 +391,7 @@ void ssa_op_start(struct ssa_pop *op, bool from_map)
 		for (i = 0; i < pg->nr_data; i++) {
 			struct ssa_ptask *t = &op->tasks[pg->first + i];
 
-			if (!t->lost && !(rcw && pg->nr_reads))
+			if (!t->lost && !(rcw && (pg->nr_reads || op->ppl)))
 				ssa_task_issue(op, t, from_map);
 		}
 		for (i = 0; i < pg->nr_reads; i++)
@@ -345,6 +399,11 @@ void ssa_op_start(struct ssa_pop *op, bool from_map)
 		if (rcw && !pg->nr_reads) {
 			/* a full-stripe write: the parity is known now */
 			ssa_compute_parity(op, pg);
+			if (op->ppl && ssa_ppl_log(op, pg))
+				continue;
+			for (i = 0; op->ppl && i < pg->nr_data; i++)
+				ssa_task_issue(op, &op->tasks[pg->first + i],
+					       from_map);
 			ssa_task_issue(op, ssa_parity_task(pg, op), from_map);
 		}
 		if (parity_now)
@@ -495,6 +554,7 @@ int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io,
 	op->sync = READ_ONCE(sc->sync);
 	op->locked = false;
 	op->bm_held = false;
+	op->ppl = false;
 	op->failed = failed;
 	op->nr_alloc = 0;
 	io->pop = op;

@@ -53,7 +53,8 @@
  * points), ssa-parity-buf.c (XOR, copies, group locks, pages),
  * ssa-parity-read.c (degraded reads and recovered old data),
  * ssa-parity-walk.c (check, repair, initial sync, rebuild),
- * ssa-parity-bitmap.c (the write-intent bitmap), and the private header
+ * ssa-parity-bitmap.c (the write-intent bitmap), ssa-parity-ppl.c (the
+ * partial parity log that closes the write hole), and the private header
  * ssa-parity.h.
  */
 #include "ssa-parity.h"
@@ -149,7 +150,8 @@ static int ssa_parity_alloc(struct ssa_ctx *sc)
 	}
 	if (sc->meta_dev) {
 		sc->priv = par;
-		r = ssa_bm_create(par);
+		r = test_bit(SSA_OPT_PPL, &sc->opts_given) ?
+		    ssa_ppl_create(par) : ssa_bm_create(par);
 		if (r)
 			return r;
 	}
@@ -207,6 +209,7 @@ static void ssa_parity_free(struct ssa_ctx *sc)
 		return;
 	ssa_parity_scrub_stop(sc);
 	ssa_bm_free(par);
+	ssa_ppl_free(par);
 	if (par->start_wq)
 		destroy_workqueue(par->start_wq);
 	if (par->recover_wq)
@@ -249,9 +252,6 @@ static int ssa_parity_map(struct ssa_ctx *sc, struct ssa_io *io,
 		return DM_MAPIO_KILL;
 	return ssa_map_data(sc, io, bio, op, start, end);
 }
-
-/* The largest chunk of the parity layouts: 1 MiB. */
-#define SSA_PARITY_MAX_CHUNK	2048
 
 /* Table options: the chunk's size and at most one member to rebuild. */
 static int ssa_parity_check_opts(struct ssa_ctx *sc)
@@ -298,7 +298,8 @@ static int ssa_pstripe_check_geometry(struct ssa_ctx *sc)
 }
 
 /*
- * INFO: [bitmap <set>/<regions>|failed] <parity_layout> <sync>
+ * INFO: [bitmap <set>/<regions>|failed] [ppl <held>/<slots>|failed]
+ *       <parity_layout> <sync>
  *       <write_method> <action> <done>/<rows> <mismatches>
  * IMA:  ,parity_layout=,sync=,write_method=
  */
@@ -322,6 +323,7 @@ static unsigned int ssa_parity_status(struct ssa_ctx *sc, status_type_t type,
 	}
 	ssa_parity_walk_status(sc, &action, &pos, &bad);
 	sz = ssa_bm_status(ssa_par(sc), result, maxlen, sz);
+	sz = ssa_ppl_status(ssa_par(sc), result, maxlen, sz);
 	DMEMIT(" %s %s %s %s %llu/%llu %llu", rotation ?: "-", sync, wm,
 	       action, pos, sc->geom.rows, bad);
 	return sz;
@@ -330,16 +332,17 @@ static unsigned int ssa_parity_status(struct ssa_ctx *sc, status_type_t type,
 #define SSA_PARITY_OPTS	(SSA_COMMON_OPTS | BIT(SSA_OPT_SYNC) | \
 			 BIT(SSA_OPT_WRITE_METHOD) | BIT(SSA_OPT_INITIAL_SYNC) | \
 			 BIT(SSA_OPT_REBUILD) | BIT(SSA_OPT_BITMAP) | \
-			 BIT(SSA_OPT_BITMAP_REGION))
+			 BIT(SSA_OPT_BITMAP_REGION) | BIT(SSA_OPT_PPL))
 
 static int ssa_parity_prepare(struct ssa_ctx *sc)
 {
-	return ssa_bm_prepare(ssa_par(sc));
+	return ssa_bm_prepare(ssa_par(sc)) ?: ssa_ppl_prepare(ssa_par(sc));
 }
 
 static void ssa_parity_quiesced(struct ssa_ctx *sc)
 {
 	ssa_bm_quiesced(ssa_par(sc));
+	ssa_ppl_quiesced(ssa_par(sc));
 }
 
 /* raid5 and pstripe differ in geometry (struct ssa_layout) and here. */

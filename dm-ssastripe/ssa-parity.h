@@ -19,6 +19,7 @@
 #include "ssa-compat.h"
 #include "ssa-parity-plan.h"
 
+#define SSA_PARITY_MAX_CHUNK	2048	/* sectors: 1 MiB */
 #define SSA_OP_POOL		4	/* operations kept in reserve */
 #define SSA_LOCK_BITS		8
 #define SSA_RECON_PAGES		16	/* a reconstruction slice per member */
@@ -118,6 +119,7 @@ struct ssa_parity {
 	u64 mismatches;		/* groups whose parity did not match */
 
 	struct ssa_bitmap *bm;	/* the write-intent bitmap, or NULL */
+	struct ssa_ppl *ppl;	/* the partial parity log, or NULL */
 };
 
 /* The parity layouts' private state (sc->priv). */
@@ -161,6 +163,10 @@ void ssa_xfer(struct bio *bio, struct bvec_iter *it, struct page **buf, u32 off,
 	      u32 bytes, enum ssa_xfer how);
 void ssa_zero_buf(struct page **pages, u32 bytes);
 void ssa_compute_parity(struct ssa_pop *op, struct ssa_pgroup *pg);
+void ssa_bio_to_buf(struct ssa_pop *op, struct page **dst, u32 doff,
+		    u32 loff, u32 sectors, bool copy);
+void ssa_copy_buf(struct page **dst, u32 doff, struct page **src, u32 soff,
+		  u32 bytes);
 int ssa_pages_io(struct block_device *bdev, sector_t sector,
 		 struct page **pages, u32 bytes, blk_opf_t opf);
 struct hlist_head *ssa_bucket(struct ssa_parity *par, u64 key);
@@ -176,6 +182,7 @@ unsigned int ssa_nr_lost(struct ssa_ctx *sc);
 bool ssa_parity_degraded(struct ssa_ctx *sc);
 bool ssa_survivable(struct ssa_ctx *sc, blk_status_t status);
 void ssa_try_parity(struct ssa_pop *op, struct ssa_pgroup *pg);
+void ssa_parity_writes(struct ssa_pop *op, struct ssa_pgroup *pg);
 void ssa_parity_started(struct bio *bio);
 void ssa_op_start(struct ssa_pop *op, bool from_map);
 void ssa_rb_refuse(struct ssa_pop *op);
@@ -214,6 +221,19 @@ u64 ssa_bm_next_pending(struct ssa_parity *par, u64 idx);
 void ssa_bm_synced(struct ssa_parity *par, u64 idx);
 unsigned int ssa_bm_status(struct ssa_parity *par, char *result,
 			   unsigned int maxlen, unsigned int sz);
+
+/* ssa-parity-ppl.c */
+int ssa_ppl_create(struct ssa_parity *par);
+void ssa_ppl_free(struct ssa_parity *par);
+int ssa_ppl_prepare(struct ssa_parity *par);
+void ssa_ppl_start(struct ssa_parity *par);
+void ssa_ppl_quiesced(struct ssa_parity *par);
+bool ssa_ppl_wanted(struct ssa_pop *op);
+bool ssa_ppl_log(struct ssa_pop *op, struct ssa_pgroup *pg);
+void ssa_ppl_release(struct ssa_pop *op);
+u32 ssa_ppl_crc(struct page **pages, u32 bytes);
+unsigned int ssa_ppl_status(struct ssa_parity *par, char *result,
+			    unsigned int maxlen, unsigned int sz);
 
 /* ssa-parity-read.c */
 int ssa_read_others(struct ssa_ctx *sc, const struct ssa_group *grp,

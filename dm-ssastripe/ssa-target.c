@@ -65,9 +65,11 @@ static void ssa_free(struct ssa_ctx *sc)
 	kfree(sc);
 }
 
-/* The "bitmap" option's device: not a member, and not one of theirs. */
+/* The "bitmap" or "ppl" option's device: not a member, nor one of theirs. */
 static int ssa_get_meta(struct ssa_ctx *sc)
 {
+	bool ppl = test_bit(SSA_OPT_PPL, &sc->opts_given);
+	const char *what = ppl ? "ppl" : "bitmap";
 	struct dm_target *ti = sc->ti;
 	unsigned int m;
 	int r;
@@ -75,15 +77,17 @@ static int ssa_get_meta(struct ssa_ctx *sc)
 	r = dm_get_device(ti, sc->meta_path, dm_table_get_mode(ti->table),
 			  &sc->meta_dev);
 	if (r) {
-		DMERR("bitmap: cannot open '%s' (error %d)", sc->meta_path, r);
-		ti->error = "Bitmap device lookup failed";
+		DMERR("%s: cannot open '%s' (error %d)", what, sc->meta_path, r);
+		ti->error = ppl ? "ppl device lookup failed" :
+				  "Bitmap device lookup failed";
 		return r;
 	}
 	sc->meta_path = NULL;	/* the table's string: gone after ctr */
 	for (m = 0; m < sc->nr_members; m++) {
 		if (sc->members[m].dev->bdev == sc->meta_dev->bdev) {
-			DMERR("bitmap: %s is member %u", sc->meta_dev->name, m);
-			ti->error = "Bitmap device is also a member";
+			DMERR("%s: %s is member %u", what, sc->meta_dev->name, m);
+			ti->error = ppl ? "ppl device is also a member" :
+					  "Bitmap device is also a member";
 			return -EINVAL;
 		}
 	}
@@ -636,7 +640,7 @@ static void ssa_resume(struct dm_target *ti)
 
 static struct target_type ssa_target = {
 	.name = "ssastripe",
-	.version = { 1, 9, 0 },
+	.version = { 1, 10, 0 },
 	.module = THIS_MODULE,
 	.ctr = ssa_ctr,
 	.dtr = ssa_dtr,

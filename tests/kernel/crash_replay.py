@@ -8,7 +8,7 @@ write hole)?
 usage: crash_replay.py [--layout raid5|pstripe|mirror [--copies K]] --log DEV
                        --members N --member-sectors S --chunk C
                        --writes FILE [--json FILE] [--dump K:FILE ...]
-                       [--bitmap-sector B [--bitmap-region R]]
+                       [--bitmap-sector B [--bitmap-region R] | --ppl-sector P]
        crash_replay.py --verify DEV --durable SEQ --writes FILE
 
 The members are N linear slices of one device that dm-log-writes logged
@@ -35,8 +35,17 @@ follows the members in the logged device: at every point, every group
 whose parity lies must have its region's bit set there (a point where one
 has not is "unprotected": a restart would not resync it).
 
+With --ppl-sector, the volume has a partial parity log whose device
+follows the members: at every point the log is replayed as a restart
+would (ppl_replay(), written from the format in Documentation/parity.rst,
+not from the module), with every member present and then with each member
+gone in turn; after it every group must agree, and no chunk at rest of a
+gone member may be rebuilt wrongly (a point where one does is
+"ppl_unclosed").
+
 Prints one summary line and exits 1 if acknowledged data was lost, a
-mark's point has a parity mismatch or a point is unprotected.  --dump K:FILE writes the replayed
+mark's point has a parity mismatch, a point is unprotected or the ppl
+left a hole or a lying group.  --dump K:FILE writes the replayed
 data device at point K (0: before the first entry) to FILE.  --verify
 reads the written blocks through a live volume (one rebuilt from a dump,
 say) and holds each to its last write up to --durable.
@@ -48,10 +57,15 @@ import mmap
 import os
 import struct
 import sys
+import zlib
 
 MAGIC = 0x6A736677736872
 BM_SB_SECTORS = 8               # the bitmap's superblock (ssa-parity-bitmap.c)
 BM_MAX_BYTES = 1 << 17          # its bits: at most 2^20 regions
+PPL_BLOCK = 4096                # the ppl's unit (ssa-parity-ppl.c)
+PPL_SB = struct.Struct("<8sIIIIQQIIQQQQI")
+PPL_HDR = struct.Struct("<8sQQQIIIII")
+PPL_RANGES = 64                 # SSA_MAX_MEMBERS
 FLUSH, FUA, DISCARD, MARK, METADATA = 1, 2, 4, 8, 16
 BLOCK = 4096
 SECTOR = 512
@@ -114,6 +128,11 @@ class Raid5:
         m = (self.parity_member(row) + 1 + j) % self.n
         return m, m * self.ms * SECTOR + row * self.cb + within
 
+    def group_chunks(self, row):
+        """[(member, chunk)] of group ``row``, the parity chunk first."""
+        pm = self.parity_member(row)
+        return [(pm, row)] + [(m, row) for m in range(self.n) if m != pm]
+
     def chunk_at(self, img, m, row):
         off = m * self.ms * SECTOR + row * self.cb
         return img[off:off + self.cb]
@@ -140,12 +159,12 @@ class Raid5:
     def unit_ok(self, img, row):
         return self.row_ok(img, row)
 
-    def hole(self, img, row, busy):
+    def hole(self, img, row, busy, only=None):
         """Chunks at rest in a row with stale parity that a failure of
-        their member would rebuild wrongly."""
+        their member (of member ``only``) would rebuild wrongly."""
         pm, n = self.parity_member(row), 0
         for m in range(self.n):
-            if m == pm or busy((m, row)):
+            if m == pm or busy((m, row)) or only not in (None, m):
                 continue
             acc = 0
             for k in range(self.n):
@@ -199,10 +218,10 @@ class Pstripe(Raid5):
             acc ^= int.from_bytes(self.chunk_at(img, m, c), "little")
         return acc == 0
 
-    def hole(self, img, idx, busy):
+    def hole(self, img, idx, busy, only=None):
         chunks, n = self.group_chunks(idx), 0
         for i, (m, c) in enumerate(chunks):
-            if i == 0 or busy((m, c)):
+            if i == 0 or busy((m, c)) or only not in (None, m):
                 continue
             acc = 0
             for k, (mk, ck) in enumerate(chunks):
@@ -281,7 +300,86 @@ def bitmap_bit(img, bm, unit):
     return bool(img[(sector + BM_SB_SECTORS) * SECTOR + r // 8] >> (r % 8) & 1)
 
 
-def replay(ss, entries, geo, writes, dumps, bm=None):
+def kcrc32(data):
+    """The kernel's crc32(0, data): CRC-32 without the inversions."""
+    return zlib.crc32(data, 0xFFFFFFFF) ^ 0xFFFFFFFF
+
+
+def ppl_entries(img, base):
+    """The entries a restart replays, from the ppl whose superblock is at
+    byte ``base`` of img, by group and newest first in a group: each
+    (group, lo, hi, ranges, pp), ranges [(member, lo, hi)] in sectors of
+    the chunk."""
+    sb = PPL_SB.unpack_from(img, base)
+    (magic, _ver, _lay, _mem, _chunk, _rows, slots, slot_sectors, _flags,
+     log_id, tail, _events, _sync, csum) = sb
+    if magic != b"SSAPPL01" or kcrc32(bytes(img[base:base + PPL_SB.size - 4])) != csum:
+        return []
+    found = []
+    for s in range(slots):
+        off = base + PPL_BLOCK + s * slot_sectors * SECTOR
+        hdr = bytearray(img[off:off + PPL_HDR.size + 12 * PPL_RANGES])
+        magic, lid, seq, group, lo, hi, nr, pp_csum, hcsum = PPL_HDR.unpack_from(hdr)
+        if magic != b"SSAPPLE1" or lid != log_id or seq < tail or nr > PPL_RANGES:
+            continue
+        struct.pack_into("<I", hdr, PPL_HDR.size - 4, 0)
+        if kcrc32(bytes(hdr)) != hcsum or not lo < hi:
+            continue
+        pp = bytes(img[off + PPL_BLOCK:off + PPL_BLOCK + (hi - lo) * SECTOR])
+        if kcrc32(pp) != pp_csum:
+            continue            # cut short
+        ranges = [struct.unpack_from("<III", hdr, PPL_HDR.size + 12 * i) for i in range(nr)]
+        found.append((group, -seq, lo, hi, ranges, pp))
+    found.sort(key=lambda f: f[:2])
+    return [(f[0],) + f[2:] for f in found]
+
+
+def ppl_replay(img, geo, base, gone=None):
+    """Replay the ppl onto img as a restart would, member ``gone`` unread
+    and unwritten: each sector of an entry's parity range that no newer
+    entry of its group covers becomes its partial parity ^ the ranges it
+    changed as they are now (where the gone member was changing, the
+    parity stays).  Returns (the groups mended, and the bytes the replay
+    overwrote: {offset: old bytes}, to put back)."""
+    saved, groups = {}, set()
+    decided, last = set(), None
+    for group, lo, hi, ranges, pp in ppl_entries(img, base):
+        if group != last:
+            decided, last = set(), group
+        # the sectors a newer entry decided keep what it made of them
+        keep = [(x, x + 1) for x in range(lo, hi) if x in decided]
+        decided.update(range(lo, hi))
+        chunks = geo.group_chunks(group)
+        pm, pc = chunks[0]
+        if pm == gone:
+            continue
+        where = dict(chunks)
+        acc = bytearray(pp)
+        for m, a, b in ranges:
+            if m == gone:
+                keep.append((a, b))
+                continue
+            off = m * geo.ms * SECTOR + where[m] * geo.cb
+            cur = int.from_bytes(img[off + a * SECTOR:off + b * SECTOR], "little")
+            x = int.from_bytes(acc[(a - lo) * SECTOR:(b - lo) * SECTOR], "little") ^ cur
+            acc[(a - lo) * SECTOR:(b - lo) * SECTOR] = x.to_bytes((b - a) * SECTOR, "little")
+        poff = pm * geo.ms * SECTOR + pc * geo.cb
+        for a, b in keep:
+            acc[(a - lo) * SECTOR:(b - lo) * SECTOR] = img[poff + a * SECTOR:poff + b * SECTOR]
+        lo_b, hi_b = poff + lo * SECTOR, poff + hi * SECTOR
+        if lo_b not in saved:
+            saved[lo_b] = bytes(img[lo_b:hi_b])
+        img[lo_b:hi_b] = acc
+        groups.add(group)
+    return groups, saved
+
+
+def ppl_undo(img, saved):
+    for off, old in sorted(saved.items(), reverse=True):
+        img[off:off + len(old)] = old
+
+
+def replay(ss, entries, geo, writes, dumps, bm=None, ppl=None):
     data_end = geo.n * geo.ms * SECTOR
     size = data_end
     if bm:
@@ -303,7 +401,9 @@ def replay(ss, entries, geo, writes, dumps, bm=None):
            "points_with_hole": 0, "hole_chunks_max": 0, "hole_chunks_sum": 0,
            "lost_blocks": 0, "mark_mismatches": 0, "first_hole_point": None,
            "lost_examples": [], "hole_points": [], "bitmap_writes": 0,
-           "points_unprotected": 0, "units_unprotected_max": 0}
+           "points_unprotected": 0, "units_unprotected_max": 0,
+           "ppl_points_unclosed": 0, "ppl_entries_max": 0, "ppl_points_replayed": 0,
+           "ppl_examples": []}
 
     def check(point, is_mark):
         res["points"] += 1
@@ -324,6 +424,8 @@ def replay(ss, entries, geo, writes, dumps, bm=None):
             if bare:
                 res["points_unprotected"] += 1
                 res["units_unprotected_max"] = max(res["units_unprotected_max"], bare)
+        if ppl is not None:
+            ppl_check(point, busy)
         hole = sum(geo.hole(img, u, busy) for u in bad_rows)
         if hole:
             res["points_with_hole"] += 1
@@ -333,6 +435,11 @@ def replay(ss, entries, geo, writes, dumps, bm=None):
                 res["first_hole_point"] = point
                 res["first_hole_durable"] = durable
             res["last_hole_point"], res["last_hole_durable"] = point, durable
+            if not isinstance(geo, Mirror):
+                # whose failure would do it
+                res["last_hole_members"] = [
+                    m for m in range(geo.n)
+                    if any(geo.hole(img, u, busy, only=m) for u in bad_rows)]
             if len(res["hole_points"]) < 16:
                 res["hole_points"].append(point)
         # acknowledged data: each block's durable version or a later one
@@ -347,6 +454,32 @@ def replay(ss, entries, geo, writes, dumps, bm=None):
                     if len(res["lost_examples"]) < 8:
                         res["lost_examples"].append({"point": point, "block": lb,
                                                      "want": want[-1], "got": got})
+
+    def ppl_check(point, busy):
+        # the restart's replay, with every member and with each one gone
+        base = ppl * SECTOR
+        if len(img) < base + PPL_BLOCK:
+            return
+        n = len(ppl_entries(img, base))
+        res["ppl_entries_max"] = max(res["ppl_entries_max"], n)
+        if n:
+            res["ppl_points_replayed"] += 1
+        bad = 0
+        for gone in [None] + list(range(geo.n)):
+            groups, saved = ppl_replay(img, geo, base, gone)
+            units = bad_rows | groups
+            if gone is None:
+                lying = [u for u in units if not geo.unit_ok(img, u)]
+            else:
+                lying = [u for u in units if geo.hole(img, u, busy, only=gone)]
+            ppl_undo(img, saved)
+            if lying:
+                bad += 1
+                if len(res["ppl_examples"]) < 8:
+                    res["ppl_examples"].append({"point": point, "gone": gone,
+                                                "groups": sorted(lying)[:8]})
+        if bad:
+            res["ppl_points_unclosed"] += 1
 
     def dump(point):
         if point in dumps:
@@ -366,9 +499,19 @@ def replay(ss, entries, geo, writes, dumps, bm=None):
         if flags & FLUSH and not nsec:
             res["flushes"] += 1
         if nsec and sector * ss >= data_end:
-            # the bitmap device's superblock or bits
-            img[sector * ss:sector * ss + nsec * ss] = data
-            res["bitmap_writes"] += 1
+            # the bitmap's or the ppl's device
+            end = sector * ss + nsec * ss
+            if end > len(img):
+                img.extend(bytes(end - len(img)))
+            img[sector * ss:end] = data
+            res["bitmap_writes" if bm else "ppl_writes"] = \
+                res.get("bitmap_writes" if bm else "ppl_writes", 0) + 1
+            if ppl is not None and sector * ss == ppl * SECTOR:
+                # a superblock: the image holds the whole log (for --dump)
+                sb = PPL_SB.unpack_from(img, ppl * SECTOR)
+                end = ppl * SECTOR + PPL_BLOCK + sb[6] * sb[7] * SECTOR
+                if sb[0] == b"SSAPPL01" and end > len(img):
+                    img.extend(bytes(end - len(img)))
         elif nsec:
             lo = sector * ss
             hi = lo + nsec * ss
@@ -435,6 +578,10 @@ def main(argv=None):
                          "logged device (after the members): check that every group "
                          "whose parity lies has its region's bit set")
     ap.add_argument("--bitmap-region", type=int, default=16, help="groups a region (16)")
+    ap.add_argument("--ppl-sector", type=int,
+                    help="the partial parity log's device starts at this sector of the "
+                         "logged device: replay it at every point and check that it "
+                         "leaves no lying group and no hole")
     ap.add_argument("--json", help="write the counts here")
     ap.add_argument("--dump", action="append", default=[], metavar="K:FILE")
     a = ap.parse_args(argv)
@@ -455,7 +602,7 @@ def main(argv=None):
         k, f = d.split(":", 1)
         dumps[int(k)] = f
     bm = (a.bitmap_sector, a.bitmap_region) if a.bitmap_sector is not None else None
-    res = replay(ss, entries, geo, load_writes(a.writes), dumps, bm)
+    res = replay(ss, entries, geo, load_writes(a.writes), dumps, bm, a.ppl_sector)
     res["entries"] = len(entries)
     if a.json:
         with open(a.json, "w") as f:
@@ -465,8 +612,13 @@ def main(argv=None):
           f"mismatch_points={res['points_with_mismatch']} hole_points={res['points_with_hole']} "
           f"hole_chunks_max={res['hole_chunks_max']} first_hole={res['first_hole_point']}"
           + (f" bitmap_writes={res['bitmap_writes']} "
-             f"unprotected_points={res['points_unprotected']}" if bm else ""))
-    return 1 if res["lost_blocks"] or res["mark_mismatches"] or res["points_unprotected"] else 0
+             f"unprotected_points={res['points_unprotected']}" if bm else "")
+          + (f" ppl_writes={res.get('ppl_writes', 0)} ppl_replayed_points="
+             f"{res['ppl_points_replayed']} ppl_entries_max={res['ppl_entries_max']} "
+             f"ppl_unclosed={res['ppl_points_unclosed']}" if a.ppl_sector is not None else "")
+          + (f" ppl_examples={res['ppl_examples'][:3]}" if res["ppl_points_unclosed"] else ""))
+    return 1 if (res["lost_blocks"] or res["mark_mismatches"] or res["points_unprotected"]
+                 or res["ppl_points_unclosed"]) else 0
 
 
 if __name__ == "__main__":

@@ -12,8 +12,9 @@
 #
 # Uses wait_synced and parity_ok (t_98), copies_identical (t_97).
 
-crash_layout() {	# crash_layout raid5|pstripe|mirror [bitmap]
-	local layout=$1 bitmap=${2:-}
+crash_layout() {	# crash_layout raid5|pstripe|mirror [bitmap|ppl]
+	local layout=$1 bitmap=${2:-} ppl=
+	[ "$bitmap" = ppl ] && ppl=1 bitmap=
 	modprobe dm-log-writes 2>/dev/null
 	grep -qw log-writes <(dmsetup targets) || { skip "no dm-log-writes target"; return; }
 	local n=4 msz=$((8 << 11)) chunk=8 rc=0 out k durable i members="" bmsz=0
@@ -21,6 +22,8 @@ crash_layout() {	# crash_layout raid5|pstripe|mirror [bitmap]
 	[ "$layout" = mirror ] && vsz=$((n / 2 * msz))
 	# with a bitmap, its device is a fifth slice after the members'
 	[ -n "$bitmap" ] && bmsz=2048 opts=(4 initial_sync off bitmap /dev/mapper/ssat-c$n)
+	# with a ppl, so is its device (127 slots of a 4 KiB header and a chunk)
+	[ -n "$ppl" ] && bmsz=2048 opts=(4 initial_sync off ppl /dev/mapper/ssat-c$n)
 	loop_members 2 64 || return 1
 	local data=${LOOPS[0]} log=${LOOPS[1]}
 	dmsetup create ssat-lw --table "0 $((n * msz + bmsz)) log-writes $data $log" || return 1
@@ -29,7 +32,7 @@ crash_layout() {	# crash_layout raid5|pstripe|mirror [bitmap]
 			return 1
 		members+="/dev/mapper/ssat-c$i 0 "
 	done
-	if [ -n "$bitmap" ]; then
+	if [ -n "$bitmap$ppl" ]; then
 		dmsetup create ssat-c$n --table "0 $bmsz linear /dev/mapper/ssat-lw $((n * msz))" || return 1
 	fi
 	# zeroed members: in sync from the start
@@ -44,11 +47,13 @@ crash_layout() {	# crash_layout raid5|pstripe|mirror [bitmap]
 		$((vsz / 8)) 240 8 7 "$WORK/writes.csv" || { fail "crash_writer failed"; return 1; }
 	vol_remove ssat-c
 	for ((i = 0; i < n; i++)); do vol_remove ssat-c$i; done
-	[ -n "$bitmap" ] && vol_remove ssat-c$n
+	[ -n "$bitmap$ppl" ] && vol_remove ssat-c$n
 	vol_remove ssat-lw	# writes the log's super block: every entry is in
 	local replay=("$TOP/tests/kernel/crash_replay.py" --layout "$layout" --log "$log"
 		--members $n --member-sectors $msz --chunk $chunk --writes "$WORK/writes.csv")
 	[ -n "$bitmap" ] && replay+=(--bitmap-sector $((n * msz)))
+	# (the replay fails any point where the log's replay leaves a hole)
+	[ -n "$ppl" ] && replay+=(--ppl-sector $((n * msz)))
 	out=$(python3 "${replay[@]}" --json "$WORK/crash.json") ||
 		{ fail "crash replay: $out"; rc=1; }
 	info "replay: $out"
@@ -82,6 +87,10 @@ print(r["last_mismatch_point"], r["last_mismatch_durable"])' "$WORK/crash.json")
 	# wrongly.  The replay must see it (else it could not see it closed).
 	[ "$holes" -gt 0 ] 2>/dev/null || { fail "no crash point shows the write hole"; rc=1; }
 	[ $rc = 0 ] || return 1
+	if [ -n "$ppl" ]; then
+		crash_recover_ppl "$layout" "$n" "$msz" "$chunk" "$vsz" "$k" "$durable" "${replay[@]}"
+		return
+	fi
 
 	# Recovery from the last crash point that shows the hole: the members
 	# as that crash left them, a volume with the initial sync on (with a
@@ -144,6 +153,59 @@ crash_members() {
 	echo "${members% }"
 }
 
+# crash_members_free: remove what crash_members made
+crash_members_free() {
+	local d
+	for d in $(dmsetup ls | awk '/^ssat-r[0-9]/{print $1}'); do vol_remove "$d"; done
+	for d in $(losetup -j "$WORK/crashed.img" | cut -d: -f1); do losetup -d "$d"; done
+	rm -f "$WORK/crashed.img"
+}
+
+# crash_recover_ppl LAYOUT N MSZ CHUNK VSZ POINT DURABLE REPLAY...: the members
+# and the ppl as the crash at POINT (one with the hole) left them.  With
+# every member, the ppl's replay alone (no initial sync) must leave the
+# parity right; with a member whose failure the hole would hurt gone
+# (an error table), the flushed blocks must read back through the replayed
+# volume -- and, to show the hole was there to close, not through one
+# made over the same members without the ppl.
+crash_recover_ppl() {
+	local layout=$1 n=$2 msz=$3 chunk=$4 vsz=$5 k=$6 durable=$7 members out rc=0 g how
+	shift 7
+	g=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["last_hole_members"][0])' \
+		"$WORK/crash.json") || { fail "no member the hole would hurt"; return 1; }
+	members=$(CRASH_BITMAP=1 crash_members "$k" "$n" "$msz" "$@") || return 1
+	klog_mark
+	vol_create ssat-c "$vsz" "$layout" $chunk "$members" 4 initial_sync off \
+		ppl /dev/mapper/ssat-r$n || return 1
+	out=$(klog_since | grep -o "stopped without a suspend (a crash?), [0-9]* entries replayed")
+	info "crashed at point $k (flushed up to write $durable): ppl: $out"
+	[[ $out =~ ", "([1-9][0-9]*)" entries" ]] || { fail "no entry replayed: '$out'"; rc=1; }
+	parity_ok ssat-c || rc=1
+	crash_flushed_back "$durable" || rc=1
+	crash_members_free
+
+	for how in ppl none; do
+		members=$(CRASH_BITMAP=1 crash_members "$k" "$n" "$msz" "$@") || return 1
+		dmsetup suspend ssat-r$g && dmsetup load ssat-r$g --table "0 $msz error" &&
+			dmsetup resume ssat-r$g || return 1
+		local opts=(2 initial_sync off)
+		[ $how = ppl ] && opts=(4 initial_sync off ppl /dev/mapper/ssat-r$n)
+		vol_create ssat-c "$vsz" "$layout" $chunk "$members" "${opts[@]}" || return 1
+		out=$(python3 "$TOP/tests/kernel/crash_replay.py" --verify /dev/mapper/ssat-c \
+			--durable "$durable" --writes "$WORK/writes.csv")
+		local lost=$?
+		info "member $g gone, $how: $out"
+		if [ $how = ppl ] && [ $lost != 0 ]; then
+			fail "the ppl did not close the hole: $out"; rc=1
+		elif [ $how = none ] && [ $lost = 0 ]; then
+			fail "without the ppl, member $g's loss lost nothing: the test shows no hole"; rc=1
+		fi
+		vol_remove ssat-c
+		crash_members_free
+	done
+	return $rc
+}
+
 # crash_recover_mirror N MSZ CHUNK VSZ "POINT DURABLE" REPLAY...: the members
 # as that crash point left them (two copies of a chunk different), a mirror
 # over them, a repair; then the copies agree and the flushed blocks read
@@ -165,6 +227,7 @@ crash_recover_mirror() {
 register crash_raid5 crash_layout raid5
 register crash_mirror crash_layout mirror
 register crash_raid5_bitmap crash_layout raid5 bitmap
+register crash_raid5_ppl crash_layout raid5 ppl
 # pstripe's writes take the same paths as raid5's: make check-full only
 if [ "$FULL" = 1 ]; then
 	register crash_pstripe crash_layout pstripe

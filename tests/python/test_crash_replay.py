@@ -236,3 +236,111 @@ def test_bitmap_must_cover_every_row_whose_parity_lies(tmp_path):
     log.entries.insert(1, log.entries.pop())
     rc, r = run(tmp_path, log, writes, args)
     assert rc == 0 and r["points_unprotected"] == 0
+
+
+# -- the partial parity log (ssa-parity-ppl.c's format) ------------------
+
+PPL_SLOTS, PPL_SLOT = 64, 16       # sectors a slot: the header's 4 KiB and a chunk
+
+
+def ppl_sb(tail, log_id=7):
+    sb = bytearray(cr.PPL_SB.pack(b"SSAPPL01", 1, 0, N, CHUNK, MS // CHUNK, PPL_SLOTS,
+                                  PPL_SLOT, 0, log_id, tail, 1, 0, 0))
+    struct.pack_into("<I", sb, cr.PPL_SB.size - 4, cr.kcrc32(bytes(sb[:-4])))
+    return bytes(sb).ljust(4096, b"\0")
+
+
+def ppl_entry(seq, group, ranges, pp, log_id=7, tear=False):
+    hdr = bytearray(cr.PPL_HDR.pack(b"SSAPPLE1", log_id, seq, group, 0, CHUNK, len(ranges),
+                                    cr.kcrc32(pp), 0).ljust(cr.PPL_HDR.size + 12 * 64, b"\0"))
+    for i, r in enumerate(ranges):
+        struct.pack_into("<III", hdr, cr.PPL_HDR.size + 12 * i, *r)
+    struct.pack_into("<I", hdr, cr.PPL_HDR.size - 4, cr.kcrc32(bytes(hdr)))
+    body = bytes(hdr).ljust(4096, b"\0") + pp
+    return body[:4096] + bytes(len(pp)) if tear else body
+
+
+def logged_rmw(log, geo, img, base, seq, lb, slot_seq, write_parity, **kw):
+    """A one-chunk write as the target makes it with a ppl: the entry
+    (FUA) first, then data and parity."""
+    m, off = geo.locate(lb)
+    row = (off - m * MS * SS) // geo.cb
+    pm = geo.parity_member(row)
+    poff = pm * MS * SS + row * geo.cb
+    pp = xor(bytes(img[poff:poff + 4096]), bytes(img[off:off + 4096]))
+    e = ppl_entry(slot_seq, row, [(m, 0, CHUNK)], pp, **kw)
+    eoff = base + 4096 + (slot_seq % PPL_SLOTS) * PPL_SLOT * SS
+    log.write(eoff, e, cr.FUA)
+    new = block(seq, lb)
+    par = xor(pp, new)
+    log.write(off, new)
+    img[off:off + 4096] = new
+    if write_parity:
+        log.write(poff, par)
+        img[poff:poff + 4096] = par
+
+
+def prefill(log, geo, img):
+    """Rows with data in them (a hole needs a chunk at rest to lose), all
+    members in one log entry: no crash point while they are written."""
+    for lb in range(6):
+        m, off = geo.locate(lb)
+        row = (off - m * MS * SS) // geo.cb
+        poff = geo.parity_member(row) * MS * SS + row * geo.cb
+        old = bytes(img[off:off + 4096])
+        img[off:off + 4096] = block(100 + lb, lb)
+        img[poff:poff + 4096] = xor(bytes(img[poff:poff + 4096]), old, bytes(img[off:off + 4096]))
+    log.write(0, bytes(img))
+
+
+def ppl_run(tmp_path, log, writes):
+    return run(tmp_path, log, writes, ["--ppl-sector", str(N * MS)])
+
+
+def test_ppl_mends_every_crash_point(tmp_path):
+    g = cr.Raid5(N, MS, CHUNK)
+    base = N * MS * SS
+    img = bytearray(base)
+    log, writes = Log(), []
+    log.write(base, ppl_sb(0))
+    prefill(log, g, img)
+    # two whole writes to row 0 (members 0, then 1), flushed; then one to
+    # row 1 whose parity never comes.  With member 1 gone, only the newer
+    # of row 0's entries may tell its parity: the older one's partial
+    # parity holds member 1's old data.
+    for seq, lb in enumerate([0, 4, 1, 5], 1):
+        logged_rmw(log, g, img, base, seq, lb, seq - 1, write_parity=seq != 4)
+        writes.append((seq, lb))
+        if seq == 3:
+            log.flush()
+            log.mark("m3")
+    rc, r = ppl_run(tmp_path, log, writes)
+    # the raw members still show the hole (write 4's parity never came) ...
+    assert r["points_with_hole"] > 0
+    # ... and the replay closes it at every point, whichever member is gone
+    assert rc == 0, r
+    assert r["ppl_points_unclosed"] == 0 and r["ppl_entries_max"] == 4
+    assert r["ppl_writes"] == 5
+    # replayed oldest first, entry by entry, the older row-0 entry would
+    # rebuild member 1's flushed block wrongly
+    entries = cr.ppl_entries
+    cr.ppl_entries = lambda img, b: sorted(entries(img, b), key=lambda e: e[0])[::-1]
+    try:
+        rc, r = ppl_run(tmp_path, log, writes)
+    finally:
+        cr.ppl_entries = entries
+    assert rc == 1 and r["ppl_points_unclosed"] > 0
+
+
+def test_ppl_checks_fail_when_the_log_lies(tmp_path):
+    g = cr.Raid5(N, MS, CHUNK)
+    base = N * MS * SS
+    for bad in ("stale", "torn"):
+        img = bytearray(base)
+        log = Log()
+        log.write(base, ppl_sb(0 if bad == "torn" else 5))
+        prefill(log, g, img)
+        # seq 1 < tail 5: a void entry; or an entry whose partial parity was cut
+        logged_rmw(log, g, img, base, 1, 0, 1, write_parity=False, tear=bad == "torn")
+        rc, r = ppl_run(tmp_path, log, [(1, 0)])
+        assert rc == 1 and r["ppl_points_unclosed"] > 0, (bad, r)

@@ -1,0 +1,987 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-ssastripe: the partial parity log of the parity layouts (table option
+ * "ppl <dev>"), which closes the RAID 5 write hole.
+ *
+ * The hole: a crash between a write's data and its parity leaves a group
+ * whose parity lies, and when a member then fails, its chunks are rebuilt
+ * from that parity wrongly -- chunks nobody was writing.  Before any write
+ * of a group goes to the members, its entry goes to the log device (FUA):
+ * the group, the ranges the write changes on each data member, and the
+ * partial parity, the XOR of everything in the group's parity range that
+ * the write does not change (computed as new parity ^ new data).  After a
+ * crash, each entry still in the log gives the group a parity that agrees
+ * with whatever reached the members: partial parity ^ the changed ranges
+ * as they are now.  Only the changed ranges are read, so a member missing
+ * at that time costs nothing unless the write changed it; then its
+ * sectors' parity is left as it was (they were in flight).
+ *
+ * An entry covers one group (a pstripe span of several groups takes one
+ * entry a group) and lives in one slot of a ring: slot = seq % slots.  An
+ * entry is released when its write has ended; the log's tail (the first
+ * entry still needed) goes forward only after a flush of the members has
+ * made the released writes durable, and is written in the superblock
+ * (FUA) before its slots are used again.  A write that finds the ring
+ * full waits for that.  At a suspend the members are flushed and the
+ * superblock says the log is empty and clean.
+ *
+ * Writes of a degraded volume (a member failed or being rebuilt when the
+ * write arrived) are not logged: there is nothing left to protect.  Nor
+ * are the walks' parity writes (initial sync, repair, rebuild).  A log
+ * device that fails is given up: writes go on unprotected, status says
+ * "ppl failed", and the superblock asks the next table for a full resync.
+ *
+ * On the device, in 4 KiB blocks: the superblock (struct ssa_ppl_sb) in
+ * block 0, slot s from block 1 + s * (1 + chunk blocks): a header (struct
+ * ssa_ppl_hdr) and the partial parity of the entry's range.
+ */
+#include <linux/crc32.h>
+#include <linux/random.h>
+#include <linux/sort.h>
+
+#include "ssa-parity.h"
+
+#define SSA_PPL_MAGIC		"SSAPPL01"
+#define SSA_PPL_ENTRY_MAGIC	"SSAPPLE1"
+#define SSA_PPL_VERSION		1
+#define SSA_PPL_BLOCK		4096
+#define SSA_PPL_BLOCK_SECTORS	(SSA_PPL_BLOCK >> SECTOR_SHIFT)
+#define SSA_PPL_CLEAN		BIT(0)	/* flags: stopped by a suspend */
+#define SSA_PPL_UNTRUSTED	BIT(1)	/* flags: given up; resync everything */
+#define SSA_PPL_MIN_SLOTS	SSA_OP_LOCKS	/* the largest write fits */
+#define SSA_PPL_POOL_ENTRIES	4
+#define SSA_PPL_DAEMON_MS	1000
+
+struct ssa_ppl_sb {
+	u8 magic[8];
+	__le32 version;
+	__le32 layout;
+	__le32 members;
+	__le32 chunk;		/* sectors */
+	__le64 rows;		/* parity groups */
+	__le64 slots;
+	__le32 slot_sectors;
+	__le32 flags;
+	__le64 log_id;		/* random, in every entry of this log */
+	__le64 tail;		/* entries with a lower seq are void */
+	__le64 events;		/* superblock writes */
+	__le64 sync_pos;	/* the initial sync's progress */
+	__le32 csum;		/* crc32 of the bytes before it */
+} __packed;
+
+struct ssa_ppl_range {
+	__le32 member;
+	__le32 lo, hi;		/* sectors of the chunk the write changes */
+} __packed;
+
+struct ssa_ppl_hdr {
+	u8 magic[8];
+	__le64 log_id;
+	__le64 seq;
+	__le64 group;		/* the parity group */
+	__le32 lo, hi;		/* its parity range, sectors of the chunk */
+	__le32 nr;		/* ranges */
+	__le32 pp_csum;		/* crc32 of the partial parity */
+	__le32 csum;		/* crc32 of this header, with csum 0 */
+	struct ssa_ppl_range ranges[SSA_MAX_MEMBERS];
+} __packed;
+
+struct ssa_ppl {
+	struct ssa_ctx *sc;
+	struct block_device *bdev;
+	u64 slots;
+	u32 slot_sectors;
+	u32 pp_pages;		/* pages of a chunk */
+	u64 log_id;
+	mempool_t *page_pool;
+
+	spinlock_t lock;	/* the ring, @pending, @logged */
+	u64 head;		/* the next entry's seq */
+	u64 tail_mem;		/* entries below have been released */
+	u64 tail_disk;		/* the superblock's tail */
+	u8 *released;		/* a slot's entry was released */
+	struct list_head pending;	/* groups waiting for ring slots */
+	struct list_head logged;	/* groups whose entries are written */
+
+	struct workqueue_struct *wq;
+	struct work_struct log_work;	/* writes the entries of @pending */
+	struct work_struct done_work;	/* starts the writes of @logged */
+	struct delayed_work daemon;	/* moves the tail on */
+	struct mutex io_mutex;	/* superblock writes */
+	struct page *sb_page;
+	u64 events;
+	u64 replayed;
+	int io_error;		/* an entry write's */
+	bool loaded;		/* the first resume read the device */
+	bool active;		/* resumed: the daemon runs */
+	bool failed;		/* writes are no longer logged */
+	bool given_up;		/* ... and the superblock says so */
+};
+
+/* One entry being written: its bio's pages, its group's countdown. */
+struct ssa_ppl_io {
+	struct ssa_ppl *ppl;
+	struct ssa_pgroup *pg;
+	unsigned int nr_pages;
+	struct page *pages[];
+};
+
+static const char *ssa_ppl_name(struct ssa_ppl *ppl)
+{
+	return dm_device_name(dm_table_get_md(ppl->sc->ti->table));
+}
+
+static u64 ssa_ppl_slot(struct ssa_ppl *ppl, u64 seq)
+{
+	u64 slot;
+
+	div64_u64_rem(seq, ppl->slots, &slot);
+	return slot;
+}
+
+static sector_t ssa_ppl_slot_sector(struct ssa_ppl *ppl, u64 seq)
+{
+	return SSA_PPL_BLOCK_SECTORS +
+	       ssa_ppl_slot(ppl, seq) * ppl->slot_sectors;
+}
+
+/* ---- the superblock ------------------------------------------------- */
+
+static int ssa_ppl_write_sb(struct ssa_ppl *ppl, u64 tail, u32 flags)
+{
+	struct ssa_ppl_sb *sb = page_address(ppl->sb_page);
+	struct ssa_ctx *sc = ppl->sc;
+
+	lockdep_assert_held(&ppl->io_mutex);
+	memset(sb, 0, PAGE_SIZE);
+	memcpy(sb->magic, SSA_PPL_MAGIC, sizeof(sb->magic));
+	sb->version = cpu_to_le32(SSA_PPL_VERSION);
+	sb->layout = cpu_to_le32(sc->layout->id);
+	sb->members = cpu_to_le32(sc->nr_members);
+	sb->chunk = cpu_to_le32(sc->geom.chunk);
+	sb->rows = cpu_to_le64(sc->geom.rows);
+	sb->slots = cpu_to_le64(ppl->slots);
+	sb->slot_sectors = cpu_to_le32(ppl->slot_sectors);
+	sb->flags = cpu_to_le32(flags);
+	sb->log_id = cpu_to_le64(ppl->log_id);
+	sb->tail = cpu_to_le64(tail);
+	sb->events = cpu_to_le64(++ppl->events);
+	sb->sync_pos = cpu_to_le64(READ_ONCE(ssa_par(sc)->sync_pos));
+	sb->csum = cpu_to_le32(crc32(0, sb, offsetof(struct ssa_ppl_sb, csum)));
+	return ssa_pages_io(ppl->bdev, 0, &ppl->sb_page, SSA_PPL_BLOCK,
+			    REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
+}
+
+/*
+ * The device failed: writes go on unprotected from now on.  Its
+ * superblock, if it can still be written, says so.  io_mutex held.
+ */
+static void ssa_ppl_fail(struct ssa_ppl *ppl, const char *what, int r)
+{
+	if (ppl->given_up)
+		return;
+	ppl->given_up = true;
+	DMERR("%s: ppl %s: %s error %d: writes unprotected; a crash now needs a full resync",
+	      ssa_ppl_name(ppl), ppl->sc->meta_dev->name, what, r);
+	WRITE_ONCE(ppl->failed, true);
+	ssa_ppl_write_sb(ppl, 0, SSA_PPL_UNTRUSTED);
+}
+
+/*
+ * Whether ppl->sb_page holds one of ours: 1 (its geometry matches the
+ * table's), 0 (not a log: a new one), -EINVAL (another volume's).
+ */
+static int ssa_ppl_sb_check(struct ssa_ppl *ppl, char **error)
+{
+	struct ssa_ppl_sb *sb = page_address(ppl->sb_page);
+	struct ssa_ctx *sc = ppl->sc;
+
+	if (memcmp(sb->magic, SSA_PPL_MAGIC, sizeof(sb->magic)))
+		return 0;
+	if (le32_to_cpu(sb->csum) !=
+	    crc32(0, sb, offsetof(struct ssa_ppl_sb, csum))) {
+		*error = "ppl superblock checksum mismatch (wipe it to start afresh)";
+		return -EINVAL;
+	}
+	if (le32_to_cpu(sb->version) != SSA_PPL_VERSION) {
+		*error = "ppl superblock of an unknown version";
+		return -EINVAL;
+	}
+	if (le32_to_cpu(sb->layout) != sc->layout->id ||
+	    le32_to_cpu(sb->members) != sc->nr_members ||
+	    le32_to_cpu(sb->chunk) != sc->geom.chunk ||
+	    le64_to_cpu(sb->rows) != sc->geom.rows ||
+	    le64_to_cpu(sb->slots) != ppl->slots ||
+	    le32_to_cpu(sb->slot_sectors) != ppl->slot_sectors) {
+		DMERR("ppl %s: of layout %u, %u members, chunk %u, %llu groups, %llu slots",
+		      sc->meta_dev->name, le32_to_cpu(sb->layout),
+		      le32_to_cpu(sb->members), le32_to_cpu(sb->chunk),
+		      le64_to_cpu(sb->rows), le64_to_cpu(sb->slots));
+		*error = "ppl device holds the log of another geometry";
+		return -EINVAL;
+	}
+	return 1;
+}
+
+/* ---- writes wait for their entries ---------------------------------- */
+
+/* Whether the write @op logs its groups: the volume is whole. */
+bool ssa_ppl_wanted(struct ssa_pop *op)
+{
+	struct ssa_ppl *ppl = ssa_par(op->sc)->ppl;
+
+	return ppl && !READ_ONCE(ppl->failed) && op->failed < 0 &&
+	       !ssa_nr_lost(op->sc);
+}
+
+/*
+ * Every parity of @pg is computed: log it (true; ssa_parity_writes() is
+ * called when the entries are on the device), or go on at once (false:
+ * the log failed).  Any context.
+ */
+bool ssa_ppl_log(struct ssa_pop *op, struct ssa_pgroup *pg)
+{
+	struct ssa_ppl *ppl = ssa_par(op->sc)->ppl;
+	unsigned long flags;
+
+	if (READ_ONCE(ppl->failed))
+		return false;
+	pg->op = op;
+	spin_lock_irqsave(&ppl->lock, flags);
+	list_add_tail(&pg->ppl_node, &ppl->pending);
+	spin_unlock_irqrestore(&ppl->lock, flags);
+	queue_work(ppl->wq, &ppl->log_work);
+	return true;
+}
+
+/* The write ended: its entries are no longer needed (any context). */
+void ssa_ppl_release(struct ssa_pop *op)
+{
+	struct ssa_ppl *ppl = ssa_par(op->sc)->ppl;
+	unsigned long flags;
+	unsigned int g, i;
+	bool kick;
+
+	if (!ppl)
+		return;
+	spin_lock_irqsave(&ppl->lock, flags);
+	for (g = 0; g < op->nr_groups; g++) {
+		struct ssa_pgroup *pg = &op->groups[g];
+
+		for (i = 0; i < pg->ppl_n; i++)
+			ppl->released[ssa_ppl_slot(ppl, pg->ppl_seq + i)] = 1;
+		pg->ppl_n = 0;
+	}
+	while (ppl->tail_mem < ppl->head &&
+	       ppl->released[ssa_ppl_slot(ppl, ppl->tail_mem)])
+		ppl->released[ssa_ppl_slot(ppl, ppl->tail_mem++)] = 0;
+	/* writes wait for slots, or half the ring is held: move the tail */
+	kick = !list_empty(&ppl->pending) ||
+	       ppl->head - ppl->tail_disk > ppl->slots / 2;
+	spin_unlock_irqrestore(&ppl->lock, flags);
+	if (kick && READ_ONCE(ppl->active))
+		mod_delayed_work(ppl->wq, &ppl->daemon, 0);
+}
+
+static void ssa_ppl_endio(struct bio *bio)
+{
+	struct ssa_ppl_io *pio = bio->bi_private;
+	struct ssa_ppl *ppl = pio->ppl;
+	struct ssa_pgroup *pg = pio->pg;
+	unsigned long flags;
+	unsigned int i;
+
+	if (bio->bi_status) {
+		/* the write goes on: the daemon gives the log up */
+		WRITE_ONCE(ppl->io_error, blk_status_to_errno(bio->bi_status));
+		WRITE_ONCE(ppl->failed, true);
+		mod_delayed_work(ppl->wq, &ppl->daemon, 0);
+	}
+	for (i = 0; i < pio->nr_pages; i++)
+		mempool_free(pio->pages[i], ppl->page_pool);
+	kfree(pio);
+	bio_put(bio);
+	if (!atomic_dec_and_test(&pg->ppl_left))
+		return;
+	spin_lock_irqsave(&ppl->lock, flags);
+	list_add_tail(&pg->ppl_node, &ppl->logged);
+	spin_unlock_irqrestore(&ppl->lock, flags);
+	queue_work(ppl->wq, &ppl->done_work);
+}
+
+/* The entry of chunk @i of the span @pg, seq @seq: build it, write it. */
+static void ssa_ppl_write_entry(struct ssa_ppl *ppl, struct ssa_pop *op,
+				struct ssa_pgroup *pg, unsigned int i, u64 seq)
+{
+	struct ssa_ctx *sc = op->sc;
+	u32 c = sc->geom.chunk, base = i * c;
+	u32 lo = max(pg->lo, base), hi = min(pg->hi, base + c);
+	u32 bytes = (hi - lo) << SECTOR_SHIFT;
+	u32 io_bytes = SSA_PPL_BLOCK + round_up(bytes, SSA_PPL_BLOCK);
+	unsigned int n = DIV_ROUND_UP(io_bytes, PAGE_SIZE);
+	struct ssa_ppl_hdr *h;
+	struct ssa_ppl_io *pio;
+	unsigned int k, nr = 0;
+	struct page **pp;
+	struct bio *bio;
+
+	pio = kmalloc(struct_size(pio, pages, n), GFP_NOIO | __GFP_NOFAIL);
+	pio->ppl = ppl;
+	pio->pg = pg;
+	pio->nr_pages = n;
+	for (k = 0; k < n; k++) {
+		pio->pages[k] = mempool_alloc(ppl->page_pool, GFP_NOIO);
+		memset(page_address(pio->pages[k]), 0, PAGE_SIZE);
+	}
+	/* the header's block, then the partial parity from the next one */
+	h = page_address(pio->pages[0]);
+	pp = &pio->pages[SSA_PPL_BLOCK / PAGE_SIZE];
+
+	/* partial parity = new parity ^ new data, over [lo, hi) */
+	ssa_copy_buf(pp, 0, ssa_task_pages(ssa_parity_task(pg, op)),
+		     (lo - pg->lo) << SECTOR_SHIFT, bytes);
+	for (k = 0; k < pg->nr_data; k++) {
+		struct ssa_ptask *t = &op->tasks[pg->first + k];
+		u32 a = max(t->lo, lo), b = min(t->hi, hi);
+
+		if (a >= b)
+			continue;
+		ssa_bio_to_buf(op, pp, (a - lo) << SECTOR_SHIFT,
+			       t->loff + a - t->lo, b - a, false);
+		h->ranges[nr].member = cpu_to_le32(t->member);
+		h->ranges[nr].lo = cpu_to_le32(a - base);
+		h->ranges[nr].hi = cpu_to_le32(b - base);
+		nr++;
+	}
+	memcpy(h->magic, SSA_PPL_ENTRY_MAGIC, sizeof(h->magic));
+	h->log_id = cpu_to_le64(ppl->log_id);
+	h->seq = cpu_to_le64(seq);
+	h->group = cpu_to_le64(pg->grp.idx + (u64)i * sc->nr_members);
+	h->lo = cpu_to_le32(lo - base);
+	h->hi = cpu_to_le32(hi - base);
+	h->nr = cpu_to_le32(nr);
+	h->pp_csum = cpu_to_le32(ssa_ppl_crc(pp, bytes));
+	h->csum = 0;
+	h->csum = cpu_to_le32(crc32(0, h, sizeof(*h)));
+
+	bio = bio_alloc(ppl->bdev, n, REQ_OP_WRITE | REQ_SYNC | REQ_FUA,
+			GFP_NOIO);
+	bio->bi_iter.bi_sector = ssa_ppl_slot_sector(ppl, seq);
+	for (k = 0; k < n; k++) {
+		u32 len = min_t(u32, PAGE_SIZE, io_bytes);
+
+		__bio_add_page(bio, pio->pages[k], len, 0);
+		io_bytes -= len;
+	}
+	bio->bi_private = pio;
+	bio->bi_end_io = ssa_ppl_endio;
+	submit_bio_noacct(bio);
+}
+
+/* Entries for the groups waiting, in order, while the ring has room. */
+static void ssa_ppl_log_work(struct work_struct *work)
+{
+	struct ssa_ppl *ppl = container_of(work, struct ssa_ppl, log_work);
+	struct ssa_pgroup *pg;
+	struct ssa_pop *op;
+	unsigned int i;
+	bool full = false;
+
+	for (;;) {
+		spin_lock_irq(&ppl->lock);
+		pg = list_first_entry_or_null(&ppl->pending, struct ssa_pgroup,
+					      ppl_node);
+		if (pg && !READ_ONCE(ppl->failed) &&
+		    ppl->head + pg->nchunks - ppl->tail_disk > ppl->slots) {
+			full = true;
+			pg = NULL;
+		}
+		if (pg) {
+			list_del(&pg->ppl_node);
+			pg->ppl_seq = ppl->head;
+			pg->ppl_n = READ_ONCE(ppl->failed) ? 0 : pg->nchunks;
+			ppl->head += pg->ppl_n;
+		}
+		spin_unlock_irq(&ppl->lock);
+		if (!pg)
+			break;
+		op = pg->op;
+		if (!pg->ppl_n) {
+			/* given up: the writes go on unlogged */
+			ssa_parity_writes(op, pg);
+			continue;
+		}
+		atomic_set(&pg->ppl_left, pg->ppl_n);
+		for (i = 0; i < pg->ppl_n; i++)
+			ssa_ppl_write_entry(ppl, op, pg, i, pg->ppl_seq + i);
+	}
+	if (full)
+		mod_delayed_work(ppl->wq, &ppl->daemon, 0);
+}
+
+/* Groups whose entries are on the device: their writes go now. */
+static void ssa_ppl_done_work(struct work_struct *work)
+{
+	struct ssa_ppl *ppl = container_of(work, struct ssa_ppl, done_work);
+	struct ssa_pgroup *pg;
+
+	for (;;) {
+		spin_lock_irq(&ppl->lock);
+		pg = list_first_entry_or_null(&ppl->logged, struct ssa_pgroup,
+					      ppl_node);
+		if (pg)
+			list_del(&pg->ppl_node);
+		spin_unlock_irq(&ppl->lock);
+		if (!pg)
+			break;
+		ssa_parity_writes(pg->op, pg);
+	}
+}
+
+/* Members' volatile caches to their media. */
+static int ssa_ppl_flush_members(struct ssa_ctx *sc)
+{
+	unsigned int m;
+	int r = 0;
+
+	for (m = 0; m < sc->nr_members && !r; m++)
+		if (!test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
+			r = blkdev_issue_flush(sc->members[m].dev->bdev);
+	return r;
+}
+
+/*
+ * Move the tail to the first entry not released: the members flushed
+ * first, so that the writes of the entries left behind are durable, then
+ * the superblock.  Then the writes waiting for slots go on.
+ */
+static void ssa_ppl_daemon(struct work_struct *work)
+{
+	struct ssa_ppl *ppl = container_of(to_delayed_work(work),
+					   struct ssa_ppl, daemon);
+	u64 tail;
+	int r;
+
+	mutex_lock(&ppl->io_mutex);
+	if (READ_ONCE(ppl->failed))
+		ssa_ppl_fail(ppl, "entry write", READ_ONCE(ppl->io_error));
+	spin_lock_irq(&ppl->lock);
+	tail = ppl->tail_mem;
+	spin_unlock_irq(&ppl->lock);
+	if (!ppl->failed && tail > ppl->tail_disk) {
+		r = ssa_ppl_flush_members(ppl->sc);
+		if (!r)
+			r = ssa_ppl_write_sb(ppl, tail, 0);
+		if (r) {
+			ssa_ppl_fail(ppl, "flush or superblock", r);
+		} else {
+			spin_lock_irq(&ppl->lock);
+			ppl->tail_disk = tail;
+			spin_unlock_irq(&ppl->lock);
+		}
+	}
+	mutex_unlock(&ppl->io_mutex);
+	queue_work(ppl->wq, &ppl->log_work);
+	if (READ_ONCE(ppl->active))
+		queue_delayed_work(ppl->wq, &ppl->daemon,
+				   msecs_to_jiffies(SSA_PPL_DAEMON_MS));
+}
+
+/* ---- replay after a crash -------------------------------------------- */
+
+/* crc32 of @bytes of a page buffer. */
+u32 ssa_ppl_crc(struct page **pages, u32 bytes)
+{
+	u32 crc = 0, i;
+
+	for (i = 0; i < bytes; i += PAGE_SIZE)
+		crc = crc32(crc, page_address(pages[i >> PAGE_SHIFT]),
+			    min_t(u32, PAGE_SIZE, bytes - i));
+	return crc;
+}
+
+/* A member the replay cannot read or write: failed, or being rebuilt. */
+static bool ssa_ppl_gone(struct ssa_ctx *sc, unsigned int m)
+{
+	struct ssa_parity *par = ssa_par(sc);
+
+	return test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags) ||
+	       (par->rb_active && (int)m == par->rb_member);
+}
+
+/* Sectors [lo, hi) of member @m's chunk of @grp, to or from @pages. */
+static int ssa_ppl_member_io(struct ssa_ctx *sc, const struct ssa_group *grp,
+			     unsigned int m, u32 lo, u32 hi,
+			     struct page **pages, blk_opf_t opf)
+{
+	struct ssa_member *mb = &sc->members[m];
+	sector_t s = mb->offset + lo +
+		     sc->layout->group_chunk(&sc->geom, grp, m) * sc->geom.chunk;
+	int r = ssa_pages_io(mb->dev->bdev, s, pages,
+			     (hi - lo) << SECTOR_SHIFT, opf);
+
+	if (r)
+		ssa_member_error(sc, m, BLK_STS_IOERR, NULL);
+	return r;
+}
+
+/*
+ * Give sectors [from, to) of the group of entry @h the parity its partial
+ * parity @pp and the changed ranges as they are now make, a slice at a
+ * time.  Sectors that a member gone now was changing keep the parity they
+ * have.  False if a slice could not be made right.  Under scratch_mutex.
+ */
+static bool ssa_ppl_apply(struct ssa_ppl *ppl, const struct ssa_ppl_hdr *h,
+			  struct page **pp, u32 from, u32 to)
+{
+	struct ssa_ctx *sc = ppl->sc;
+	struct page ***scratch = ssa_par(sc)->scratch;
+	u32 lo = le32_to_cpu(h->lo), a, n, i;
+	struct ssa_group grp;
+	unsigned int pm;
+	bool whole = true;
+
+	sc->layout->group_at(&sc->geom, le64_to_cpu(h->group), &grp);
+	pm = grp.pmember;
+	if (ssa_ppl_gone(sc, pm))
+		return true;	/* no parity to mend */
+	for (a = from; a < to; a += n) {
+		struct page **acc = scratch[pm];
+		int gone = -1;
+
+		n = min_t(u32, to - a, SSA_RECON_SECTORS);
+		ssa_copy_buf(acc, 0, pp, (a - lo) << SECTOR_SHIFT,
+			     n << SECTOR_SHIFT);
+		for (i = 0; i < le32_to_cpu(h->nr); i++) {
+			unsigned int m = le32_to_cpu(h->ranges[i].member);
+			u32 x = max(le32_to_cpu(h->ranges[i].lo), a);
+			u32 y = min(le32_to_cpu(h->ranges[i].hi), a + n);
+
+			if (x >= y)
+				continue;
+			if (!ssa_ppl_gone(sc, m) &&
+			    !ssa_ppl_member_io(sc, &grp, m, x, y, scratch[m],
+					       REQ_OP_READ | REQ_SYNC)) {
+				ssa_xor_buf(acc, (x - a) << SECTOR_SHIFT,
+					    scratch[m], 0, (y - x) << SECTOR_SHIFT);
+				continue;
+			}
+			/* in flight there: keep the parity it has (one loss) */
+			if (gone >= 0 ||
+			    ssa_ppl_member_io(sc, &grp, pm, x, y, scratch[m],
+					      REQ_OP_READ | REQ_SYNC))
+				goto skip;
+			ssa_copy_buf(acc, (x - a) << SECTOR_SHIFT, scratch[m], 0,
+				     (y - x) << SECTOR_SHIFT);
+			gone = m;
+		}
+		if (!ssa_ppl_member_io(sc, &grp, pm, a, a + n, acc,
+				       REQ_OP_WRITE | REQ_SYNC))
+			continue;
+skip:
+		whole = false;
+	}
+	return whole;
+}
+
+struct ssa_ppl_found {
+	u64 group;
+	u64 seq;
+	u64 slot;
+};
+
+/* By group, and in a group the newest entry first. */
+static int ssa_ppl_found_cmp(const void *a, const void *b)
+{
+	const struct ssa_ppl_found *x = a, *y = b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	return x->seq > y->seq ? -1 : x->seq < y->seq;
+}
+
+/*
+ * Entry @h over the sectors of its range that no newer entry of its group
+ * covers (@decided: those that one does; these are added).  The newest
+ * entry covering a sector is the one that tells its parity: the ranges an
+ * older one left unchanged may have been changed since.
+ */
+static bool ssa_ppl_apply_undecided(struct ssa_ppl *ppl,
+				    const struct ssa_ppl_hdr *h,
+				    struct page **pp, unsigned long *decided)
+{
+	u32 lo = le32_to_cpu(h->lo), hi = le32_to_cpu(h->hi), a, b;
+	bool whole = true;
+
+	for (a = lo; a < hi; a = b) {
+		a = find_next_zero_bit(decided, hi, a);
+		if (a >= hi)
+			break;
+		b = find_next_bit(decided, hi, a);
+		if (!ssa_ppl_apply(ppl, h, pp, a, b))
+			whole = false;
+	}
+	bitmap_set(decided, lo, hi - lo);
+	return whole;
+}
+
+/* Whether header @h is a sound entry of this log at or after @tail. */
+static bool ssa_ppl_hdr_ok(struct ssa_ppl *ppl, struct ssa_ppl_hdr *h,
+			   u64 tail)
+{
+	struct ssa_ctx *sc = ppl->sc;
+	u32 csum = le32_to_cpu(h->csum), lo, hi, nr, i;
+	bool ok;
+
+	if (memcmp(h->magic, SSA_PPL_ENTRY_MAGIC, sizeof(h->magic)) ||
+	    le64_to_cpu(h->log_id) != ppl->log_id ||
+	    le64_to_cpu(h->seq) < tail)
+		return false;
+	h->csum = 0;
+	ok = crc32(0, h, sizeof(*h)) == csum;
+	h->csum = cpu_to_le32(csum);
+	lo = le32_to_cpu(h->lo);
+	hi = le32_to_cpu(h->hi);
+	nr = le32_to_cpu(h->nr);
+	if (!ok || le64_to_cpu(h->group) >= sc->geom.rows || lo >= hi ||
+	    hi > sc->geom.chunk || nr > sc->nr_members)
+		return false;
+	for (i = 0; i < nr; i++) {
+		u32 m = le32_to_cpu(h->ranges[i].member);
+		u32 a = le32_to_cpu(h->ranges[i].lo);
+		u32 b = le32_to_cpu(h->ranges[i].hi);
+
+		if (m >= sc->nr_members || a >= b || a < lo || b > hi)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Every sound entry at or after @tail onto the members, group by group,
+ * the newest first.  *@next: the seq after the newest found.  The number
+ * replayed, or an error reading the log.
+ */
+static int ssa_ppl_replay(struct ssa_ppl *ppl, u64 tail, u64 *next,
+			  unsigned int *torn)
+{
+	struct ssa_parity *par = ssa_par(ppl->sc);
+	unsigned int npages = ppl->slot_sectors >> (PAGE_SHIFT - SECTOR_SHIFT);
+	DECLARE_BITMAP(decided, SSA_PARITY_MAX_CHUNK);
+	struct ssa_ppl_found *found;
+	struct page **pages;
+	u64 s, nr = 0, i;
+	int r = 0, done = 0;
+
+	*next = tail;
+	*torn = 0;
+	found = kvmalloc_array(ppl->slots, sizeof(*found), GFP_KERNEL);
+	pages = kcalloc(npages, sizeof(*pages), GFP_KERNEL);
+	if (!found || !pages) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < npages; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		if (!pages[i]) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	for (s = 0; s < ppl->slots; s++) {
+		struct ssa_ppl_hdr *h = page_address(pages[0]);
+
+		r = ssa_pages_io(ppl->bdev, SSA_PPL_BLOCK_SECTORS +
+				 s * ppl->slot_sectors, pages, SSA_PPL_BLOCK,
+				 REQ_OP_READ | REQ_SYNC);
+		if (r)
+			goto out;
+		if (!ssa_ppl_hdr_ok(ppl, h, tail))
+			continue;
+		found[nr].group = le64_to_cpu(h->group);
+		found[nr].seq = le64_to_cpu(h->seq);
+		found[nr++].slot = s;
+	}
+	sort(found, nr, sizeof(*found), ssa_ppl_found_cmp, NULL);
+	mutex_lock(&par->scratch_mutex);
+	for (i = 0; i < nr; i++) {
+		struct ssa_ppl_hdr *h = page_address(pages[0]);
+		struct page **pp = &pages[SSA_PPL_BLOCK / PAGE_SIZE];
+		u32 bytes;
+
+		if (!i || found[i].group != found[i - 1].group)
+			bitmap_zero(decided, SSA_PARITY_MAX_CHUNK);
+		r = ssa_pages_io(ppl->bdev, SSA_PPL_BLOCK_SECTORS +
+				 found[i].slot * ppl->slot_sectors, pages,
+				 ppl->slot_sectors << SECTOR_SHIFT,
+				 REQ_OP_READ | REQ_SYNC);
+		if (r)
+			break;
+		bytes = (le32_to_cpu(h->hi) - le32_to_cpu(h->lo)) << SECTOR_SHIFT;
+		if (!ssa_ppl_hdr_ok(ppl, h, tail) ||
+		    ssa_ppl_crc(pp, bytes) != le32_to_cpu(h->pp_csum)) {
+			/* its write was cut short: so were the writes after it */
+			(*torn)++;
+			continue;
+		}
+		if (!ssa_ppl_apply_undecided(ppl, h, pp, decided))
+			DMWARN("%s: ppl: group %llu only partly mended (a member failed)",
+			       ssa_ppl_name(ppl), le64_to_cpu(h->group));
+		*next = max(*next, found[i].seq + 1);
+		done++;
+	}
+	mutex_unlock(&par->scratch_mutex);
+out:
+	for (i = 0; pages && i < npages; i++)
+		if (pages[i])
+			__free_page(pages[i]);
+	kfree(pages);
+	kvfree(found);
+	return r ?: done;
+}
+
+/* ---- life cycle ------------------------------------------------------ */
+
+/*
+ * The first resume: read the log; an existing one is replayed (whatever
+ * the superblock's flags: entries at or after its tail are writes that may
+ * not have ended) and emptied, a device of no log becomes a new one.  A
+ * log given up before means a resync of every group.  io_mutex held.
+ */
+static int ssa_ppl_load(struct ssa_ppl *ppl)
+{
+	struct ssa_ppl_sb *sb = page_address(ppl->sb_page);
+	struct ssa_ctx *sc = ppl->sc;
+	struct ssa_parity *par = ssa_par(sc);
+	unsigned int torn = 0;
+	u64 tail = 0, next;
+	char *error;
+	u32 flags = 0;
+	int r, ours;
+
+	r = ssa_pages_io(ppl->bdev, 0, &ppl->sb_page, SSA_PPL_BLOCK,
+			 REQ_OP_READ | REQ_SYNC);
+	ours = r ? 0 : ssa_ppl_sb_check(ppl, &error);
+	if (ours < 0) {
+		DMERR("%s: ppl %s: %s", ssa_ppl_name(ppl), sc->meta_dev->name,
+		      error);
+		return -EINVAL;
+	}
+	if (r) {
+		ssa_ppl_fail(ppl, "read", r);
+		WRITE_ONCE(par->sync_pos, 0);
+		return 0;
+	}
+	if (ours) {
+		flags = le32_to_cpu(sb->flags);
+		ppl->log_id = le64_to_cpu(sb->log_id);
+		ppl->events = le64_to_cpu(sb->events);
+		tail = le64_to_cpu(sb->tail);
+	}
+	if (ours && (flags & SSA_PPL_UNTRUSTED)) {
+		DMWARN("%s: ppl %s: given up earlier (an I/O error): resyncing every group",
+		       ssa_ppl_name(ppl), sc->meta_dev->name);
+		WRITE_ONCE(par->sync_pos, 0);
+		ours = 0;
+	}
+	if (!ours) {
+		/* a new log: entries of any earlier one do not match its id */
+		ppl->log_id = get_random_u64();
+		DMINFO("%s: ppl %s: new, %llu slots of %u sectors",
+		       ssa_ppl_name(ppl), sc->meta_dev->name, ppl->slots,
+		       ppl->slot_sectors);
+		next = 0;
+	} else {
+		if (!test_bit(SSA_OPT_INITIAL_SYNC, &sc->opts_given) &&
+		    !sc->rebuild_mask)
+			WRITE_ONCE(par->sync_pos, min(le64_to_cpu(sb->sync_pos),
+						      sc->geom.rows));
+		r = ssa_ppl_replay(ppl, tail, &next, &torn);
+		if (r < 0) {
+			ssa_ppl_fail(ppl, "replay", r);
+			WRITE_ONCE(par->sync_pos, 0);
+			return 0;
+		}
+		ppl->replayed = r;
+		DMINFO("%s: ppl %s: stopped %s, %d entries replayed, %u cut short",
+		       ssa_ppl_name(ppl), sc->meta_dev->name,
+		       flags & SSA_PPL_CLEAN ? "cleanly" : "without a suspend (a crash?)",
+		       r, torn);
+		/* what the replay wrote is durable before the log forgets it */
+		if (r)
+			ssa_ppl_flush_members(sc);
+		next = max(next, tail);
+	}
+	ppl->head = next;
+	ppl->tail_mem = next;
+	ppl->tail_disk = next;
+	return 0;
+}
+
+int ssa_ppl_prepare(struct ssa_parity *par)
+{
+	struct ssa_ppl *ppl = par->ppl;
+	int r = 0;
+
+	if (!ppl)
+		return 0;
+	mutex_lock(&ppl->io_mutex);
+	if (!ppl->loaded && !ppl->given_up) {
+		r = ssa_ppl_load(ppl);
+		/* a refused device is read again at the next resume */
+		ppl->loaded = !r;
+	}
+	if (!r && !ppl->given_up) {
+		r = ssa_ppl_write_sb(ppl, ppl->tail_disk, 0);
+		if (r)
+			ssa_ppl_fail(ppl, "write", r);
+		r = 0;
+	}
+	mutex_unlock(&ppl->io_mutex);
+	return r;
+}
+
+void ssa_ppl_start(struct ssa_parity *par)
+{
+	struct ssa_ppl *ppl = par->ppl;
+
+	if (!ppl || !ppl->loaded)
+		return;
+	WRITE_ONCE(ppl->active, true);
+	queue_delayed_work(ppl->wq, &ppl->daemon,
+			   msecs_to_jiffies(SSA_PPL_DAEMON_MS));
+}
+
+/* Suspended, nothing in flight: the members flushed, the log empty. */
+void ssa_ppl_quiesced(struct ssa_parity *par)
+{
+	struct ssa_ppl *ppl = par->ppl;
+	int r;
+
+	if (!ppl || !ppl->loaded)
+		return;
+	WRITE_ONCE(ppl->active, false);
+	cancel_delayed_work_sync(&ppl->daemon);
+	flush_workqueue(ppl->wq);
+	mutex_lock(&ppl->io_mutex);
+	if (READ_ONCE(ppl->failed))
+		ssa_ppl_fail(ppl, "entry write", READ_ONCE(ppl->io_error));
+	if (!ppl->given_up) {
+		r = ssa_ppl_flush_members(par->sc);
+		if (!r)
+			r = ssa_ppl_write_sb(ppl, ppl->head, SSA_PPL_CLEAN);
+		if (r)
+			ssa_ppl_fail(ppl, "flush or superblock", r);
+		else
+			ppl->tail_disk = ppl->head;
+	}
+	mutex_unlock(&ppl->io_mutex);
+}
+
+/* Status: " ppl <entries held>/<slots>" or " ppl failed". */
+unsigned int ssa_ppl_status(struct ssa_parity *par, char *result,
+			    unsigned int maxlen, unsigned int sz)
+{
+	struct ssa_ppl *ppl = par->ppl;
+	u64 held;
+
+	if (!ppl)
+		return sz;
+	if (READ_ONCE(ppl->failed)) {
+		DMEMIT(" ppl failed");
+		return sz;
+	}
+	spin_lock_irq(&ppl->lock);
+	held = ppl->head - ppl->tail_disk;
+	spin_unlock_irq(&ppl->lock);
+	DMEMIT(" ppl %llu/%llu", held, ppl->slots);
+	return sz;
+}
+
+void ssa_ppl_free(struct ssa_parity *par)
+{
+	struct ssa_ppl *ppl = par->ppl;
+
+	if (!ppl)
+		return;
+	WRITE_ONCE(ppl->active, false);
+	cancel_delayed_work_sync(&ppl->daemon);
+	if (ppl->wq)
+		destroy_workqueue(ppl->wq);
+	mempool_destroy(ppl->page_pool);
+	if (ppl->sb_page)
+		__free_page(ppl->sb_page);
+	kvfree(ppl->released);
+	kfree(ppl);
+	par->ppl = NULL;
+}
+
+/*
+ * Constructor: the log of the table's "ppl" device, its geometry checked
+ * against a superblock already there; it is replayed at the first resume
+ * (ssa_ppl_prepare()), when a table being replaced has stopped writing.
+ */
+int ssa_ppl_create(struct ssa_parity *par)
+{
+	struct ssa_ctx *sc = par->sc;
+	struct dm_target *ti = sc->ti;
+	sector_t size = bdev_nr_sectors(sc->meta_dev->bdev);
+	struct ssa_ppl *ppl;
+	unsigned int pages;
+	char *error;
+	int r;
+
+	ppl = kzalloc(sizeof(*ppl), GFP_KERNEL);
+	if (!ppl)
+		goto nomem;
+	par->ppl = ppl;
+	ppl->sc = sc;
+	ppl->bdev = sc->meta_dev->bdev;
+	spin_lock_init(&ppl->lock);
+	INIT_LIST_HEAD(&ppl->pending);
+	INIT_LIST_HEAD(&ppl->logged);
+	mutex_init(&ppl->io_mutex);
+	INIT_WORK(&ppl->log_work, ssa_ppl_log_work);
+	INIT_WORK(&ppl->done_work, ssa_ppl_done_work);
+	INIT_DELAYED_WORK(&ppl->daemon, ssa_ppl_daemon);
+
+	/* a slot: the header's block and a chunk of partial parity */
+	ppl->slot_sectors = SSA_PPL_BLOCK_SECTORS +
+			    round_up(sc->geom.chunk, SSA_PPL_BLOCK_SECTORS);
+	ppl->slots = size > SSA_PPL_BLOCK_SECTORS ?
+		     div_u64(size - SSA_PPL_BLOCK_SECTORS, ppl->slot_sectors) : 0;
+	if (ppl->slots < SSA_PPL_MIN_SLOTS) {
+		DMERR("ppl %s: %llu sectors, %llu needed for %u entries of %u sectors",
+		      sc->meta_dev->name, (unsigned long long)size,
+		      (unsigned long long)SSA_PPL_BLOCK_SECTORS +
+		      (u64)SSA_PPL_MIN_SLOTS * ppl->slot_sectors,
+		      SSA_PPL_MIN_SLOTS, ppl->slot_sectors);
+		ti->error = "ppl device too small";
+		return -EINVAL;
+	}
+	pages = DIV_ROUND_UP(ppl->slot_sectors << SECTOR_SHIFT, PAGE_SIZE);
+	ppl->page_pool = mempool_create_page_pool(SSA_PPL_POOL_ENTRIES * pages, 0);
+	ppl->released = kvcalloc(ppl->slots, 1, GFP_KERNEL);
+	ppl->sb_page = alloc_page(GFP_KERNEL);
+	ppl->wq = alloc_workqueue("kssappl", WQ_MEM_RECLAIM, 0);
+	if (!ppl->page_pool || !ppl->released || !ppl->sb_page || !ppl->wq)
+		goto nomem;
+
+	r = ssa_pages_io(ppl->bdev, 0, &ppl->sb_page, SSA_PPL_BLOCK,
+			 REQ_OP_READ | REQ_SYNC);
+	if (r) {
+		DMERR("ppl %s: cannot read its superblock: error %d",
+		      sc->meta_dev->name, r);
+		ti->error = "Cannot read the ppl device";
+		return r;
+	}
+	r = ssa_ppl_sb_check(ppl, &error);
+	if (r < 0) {
+		ti->error = error;
+		return r;
+	}
+	return 0;
+nomem:
+	ti->error = "Cannot allocate the ppl";
+	return -ENOMEM;
+}

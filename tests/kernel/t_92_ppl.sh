@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The parity layouts' partial parity log (table option "ppl <dev>"): writes
+# of every shape (read-modify-write, reconstruct-write, full stripes, 1 MiB)
+# through a log of the fewest slots it takes, so that the ring wraps and
+# writes wait for its tail; an entry logged for every group written; a
+# clean stop and start with nothing to replay; a log device that fails
+# (writes go on, unprotected, and the next table resyncs everything); and
+# malformed ppl tables.  What it is for -- no write hole after a crash --
+# is shown by crash_raid5_ppl (t_96), on every crash point of a log.
+#
+# Uses parity_ok and wait_synced (t_98), bad_table (t_50).
+
+# ppl_field NAME: the status's ppl field ("3/64", "failed")
+ppl_field() { dmsetup status "$1" | awk '{for (i = 1; i < NF; i++) if ($i == "ppl") print $(i + 1)}'; }
+
+# ppl_sb_flags DEV: the superblock's flags (1: stopped cleanly, 2: given up)
+ppl_sb_flags() { od -An -t u4 -j 44 -N 4 "$1" | tr -d ' '; }
+
+# dm_writes NAME: writes the device completed (/sys/block/dm-N/stat)
+dm_writes() { awk '{print $5}' "/sys/block/$(dm_sysname "$1")/stat"; }
+
+# 8 sectors of superblock and 64 slots of a 4 KiB header and a 4 KiB chunk:
+# the smallest log a 4 KiB chunk takes
+PPL_SECTORS=$((8 + 64 * 16))
+
+# ppl_verify LAYOUT: fio verify (every write shape) on a 4-member volume with
+# a ppl of 64 slots; every group written has its entry; the parity agrees
+ppl_verify() {
+	local layout=$1 n=4 c=8 rc=0 pl size unit w0 w1 l0 l1 held
+	local cb=$((c * 512)) sb=$((c * 512 * (n - 1)))
+	unit=$sb
+	[ "$layout" = pstripe ] && unit=$((sb * n))
+	size=$((((12 << 20) / unit) * unit))
+	wipe $((size / (n - 1) / 1048576 + 1)) /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	loop_members 1 1 || return 1
+	pl=${LOOPS[0]}
+	dmsetup create ssat-pl --table "0 $PPL_SECTORS linear $pl 0" || return 1
+	klog_mark
+	vol_create ssat-v $((size / 512)) "$layout" $c "$(ram_members $n)" \
+		4 initial_sync off ppl /dev/mapper/ssat-pl || return 1
+	klog_since | grep -q "ppl .*: new, 64 slots of 16 sectors" || { fail "no log line for a new ppl"; rc=1; }
+	expect_eq "ppl at start" "$(ppl_field ssat-v)" 0/64 || rc=1
+	[[ $(dmsetup table ssat-v) =~ " ppl "[0-9]+:[0-9]+ ]] || { fail "table lacks the ppl: $(dmsetup table ssat-v)"; rc=1; }
+	w0=$(dm_writes ssat-v) l0=$(dm_writes ssat-pl)
+	run_fio overlap.fio DEV=/dev/mapper/ssat-v OFFSET=$((cb - 4096)) REGION=8192 \
+		BSSPLIT="512/30:1k/30:4k/40" RUNTIME=2 > "$WORK/overlap.out" 2>&1 ||
+		{ fail "overlapping writers failed"; rc=1; }
+	parity_ok ssat-v || rc=1
+	run_fio verify.fio DEV=/dev/mapper/ssat-v SIZE="$size" \
+		BSSPLIT="512/10:2k/15:4k/15:5632/20:$sb/20:1m/20" ||
+		{ fail "fio verify reported an error"; rc=1; }
+	w1=$(dm_writes ssat-v) l1=$(dm_writes ssat-pl)
+	held=$(ppl_field ssat-v)
+	info "$layout: $((w1 - w0)) volume writes, $((l1 - l0)) ppl writes (entries and superblocks); ppl $held"
+	# an entry (one ppl write) for each group a write changes: at least one
+	# for each write the volume completed
+	[ $((l1 - l0)) -ge $((w1 - w0)) ] ||
+		{ fail "$((l1 - l0)) ppl writes for $((w1 - w0)) volume writes"; rc=1; }
+	[[ $held =~ ^[0-9]+/64$ ]] && [ "${held%/*}" -le 64 ] || { fail "ppl field '$held'"; rc=1; }
+	parity_ok ssat-v || rc=1
+	expect_eq "check: mismatched groups" "$(scrub ssat-v check)" 0 || rc=1
+
+	# a clean stop: the superblock says so, nothing to replay after
+	vol_remove ssat-v
+	expect_eq "superblock flags after a clean stop" "$(ppl_sb_flags /dev/mapper/ssat-pl)" 1 || rc=1
+	klog_mark
+	vol_create ssat-v $((size / 512)) "$layout" $c "$(ram_members $n)" \
+		2 ppl /dev/mapper/ssat-pl || return 1
+	klog_since | grep -q "ppl .*: stopped cleanly, 0 entries replayed, 0 cut short" ||
+		{ fail "no clean-stop log line"; klog_since | grep ppl; rc=1; }
+	# an existing log keeps the volume in sync (the table's initial_sync
+	# is not given): no walk
+	expect_eq "action after a clean stop" "$(dmsetup status ssat-v | awk '{print $(NF-2)}')" idle || rc=1
+	expect_eq "superblock flags while active" "$(ppl_sb_flags /dev/mapper/ssat-pl)" 0 || rc=1
+	vol_remove ssat-v
+	dmsetup remove ssat-pl
+	return $rc
+}
+register parity_ppl_raid5 ppl_verify raid5
+register parity_ppl_pstripe ppl_verify pstripe
+
+# A log device that fails: the write that met the failure and every write
+# after go on, unprotected; status says so; the superblock, still
+# writable, asks the next table for a full resync, which it makes.
+parity_ppl_failed() {
+	local rc=0 pl
+	wipe 32 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	loop_members 1 1 || return 1
+	pl=${LOOPS[0]}
+	dmsetup create ssat-pl --table "0 $PPL_SECTORS linear $pl 0" || return 1
+	vol_create ssat-v $((3 * 65536)) raid5 8 "$(ram_members 4)" \
+		4 initial_sync off ppl /dev/mapper/ssat-pl || return 1
+	dd if=/dev/urandom of=/dev/mapper/ssat-v bs=4k count=16 oflag=direct status=none ||
+		{ fail "a write failed with the ppl whole"; rc=1; }
+	# the superblock still writable, the slots not
+	printf '0 8 linear %s 0\n8 %d error\n' "$pl" $((PPL_SECTORS - 8)) | dmsetup load ssat-pl &&
+		dmsetup suspend ssat-pl && dmsetup resume ssat-pl || return 1
+	klog_mark
+	dd if=/dev/urandom of=/dev/mapper/ssat-v bs=4k count=64 seek=100 oflag=direct status=none ||
+		{ fail "a write failed with the ppl failing"; rc=1; }
+	expect_eq "ppl field" "$(ppl_field ssat-v)" failed || rc=1
+	# the daemon gives the log up within its second
+	sleep 2
+	klog_since | grep -q "ppl .* entry write error .*: writes unprotected; a crash now needs a full resync" ||
+		{ fail "no log line for the failed ppl"; klog_since | grep ppl; rc=1; }
+	parity_ok ssat-v || rc=1
+	vol_remove ssat-v
+	expect_eq "superblock flags (given up)" "$(ppl_sb_flags /dev/mapper/ssat-pl)" 2 || rc=1
+	dmsetup load ssat-pl --table "0 $PPL_SECTORS linear $pl 0" && dmsetup suspend ssat-pl &&
+		dmsetup resume ssat-pl || return 1
+	klog_mark
+	vol_create ssat-v $((3 * 65536)) raid5 8 "$(ram_members 4)" 2 ppl /dev/mapper/ssat-pl || return 1
+	klog_since | grep -q "ppl .*: given up earlier (an I/O error): resyncing every group" ||
+		{ fail "no full resync after a failed ppl"; klog_since | grep ppl; rc=1; }
+	wait_synced ssat-v || rc=1
+	klog_since | grep -q "initial sync done: 8192 of 8192 groups" || { fail "the resync was not whole"; rc=1; }
+	expect_eq "ppl after the resync" "$(ppl_field ssat-v)" 0/64 || rc=1
+	parity_ok ssat-v || rc=1
+	vol_remove ssat-v
+	dmsetup remove ssat-pl
+	return $rc
+}
+register parity_ppl_failed parity_ppl_failed
+
+parity_ppl_bad_tables() {
+	local rc=0 pl small T
+	wipe 1 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	loop_members 2 1 || return 1
+	pl=${LOOPS[0]}
+	T="0 $((3 * 65536)) ssastripe raid5 8 4 $(ram_members 4)"
+	# one 4 KiB block short of 64 slots
+	truncate -s $(((PPL_SECTORS - 8) * 512)) "$WORK/small.img"
+	small=$(losetup -f --show "$WORK/small.img") || return 1
+	bad_table ppl-small "$T 2 ppl $small" "ppl device too small" || rc=1
+	bad_table ppl-missing "$T 2 ppl /dev/nonexistent" "ppl device lookup failed" || rc=1
+	bad_table ppl-member "$T 2 ppl /dev/ram2" "ppl device is also a member" || rc=1
+	bad_table ppl-no-value "$T 1 ppl" "Optional argument without a value" || rc=1
+	bad_table ppl-twice "$T 4 ppl $pl ppl $pl" "Duplicate optional argument" || rc=1
+	bad_table ppl-and-bitmap "$T 4 bitmap $pl ppl ${LOOPS[1]}" "bitmap and ppl exclude each other" || rc=1
+	bad_table ppl-mirror "0 8192 ssastripe mirror 8 2 /dev/ram0 0 /dev/ram1 0 2 ppl $pl" \
+		"Option only valid for the raid5 and pstripe layouts" || rc=1
+	# a log written for one geometry refuses another
+	dmsetup create ssat-v --table "$T 4 ppl $pl initial_sync off" || { fail "cannot create the volume"; return 1; }
+	vol_remove ssat-v
+	bad_table ppl-geometry "0 98304 ssastripe raid5 8 4 $(ram_members 4) 2 ppl $pl" \
+		"ppl device holds the log of another geometry" || rc=1
+	# a superblock whose checksum does not match
+	printf 'X' | dd of="$pl" bs=1 seek=40 conv=notrunc status=none
+	bad_table ppl-checksum "$T 2 ppl $pl" "ppl superblock checksum mismatch" || rc=1
+	dd if=/dev/zero of="$pl" bs=4k count=1 conv=notrunc status=none
+	# a wiped device is a new log again
+	dmsetup create ssat-v --table "$T 2 ppl $pl" || { fail "a wiped ppl device refused"; rc=1; }
+	vol_remove ssat-v
+	return $rc
+}
+register parity_ppl_bad_tables parity_ppl_bad_tables
