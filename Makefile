@@ -145,7 +145,7 @@ bench: bootstrap module $(SSAT)/ssatrace
 bench-icount: bootstrap module $(SSAT)/ssatrace
 	@mkdir -p $(BUILD)/bench-icount
 	@$(VM) -i -o $(BUILD)/bench-icount -- \
-		"bench/run -r 2 -t 3 -o $(BUILD)/bench-icount/run && bench/trace-overhead -r 2 -t 3 -o $(BUILD)/bench-icount/overhead && bench/mirror -r 2 -t 8 -o $(BUILD)/bench-icount/mirror && bench/parity -r 2 -t 8 -o $(BUILD)/bench-icount/parity"
+		"bench/run -r 2 -t 3 -o $(BUILD)/bench-icount/run && bench/trace-overhead -r 2 -t 3 -o $(BUILD)/bench-icount/overhead && bench/mirror -r 2 -t 8 -o $(BUILD)/bench-icount/mirror && bench/parity -r 2 -t 8 -o $(BUILD)/bench-icount/parity && bench/ppl -r 2 -t 8 -o $(BUILD)/bench-icount/ppl"
 
 EXPERIMENTS ?= all
 experiments: bootstrap module $(SSAT)/ssatrace $(SSALOAD)

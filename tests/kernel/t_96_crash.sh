@@ -4,10 +4,11 @@
 # one device it logs), the log is replayed to every crash point
 # (crash_replay.py), and at each point acknowledged-and-flushed data must
 # still be there, on every copy.  raid5's parity may lie while a write is
-# in flight -- the write hole, counted, since nothing closes it yet -- and
-# after the module's recovery (the initial sync over the crashed members)
-# it must agree again, with the flushed data read back through the
-# volume.  A mirror's copies may differ only where a write was in flight,
+# in flight -- the write hole, counted -- and after the module's recovery
+# (the initial sync over the crashed members; with a bitmap, of its
+# regions; with a partial parity log, its replay, which must also close
+# the hole) it must agree again, with the flushed data read back through
+# the volume.  A mirror's copies may differ only where a write was in flight,
 # and agree again after a repair.
 #
 # Uses wait_synced and parity_ok (t_98), copies_identical (t_97).
@@ -82,7 +83,7 @@ r = json.load(open(sys.argv[1]))
 print(r["last_mismatch_point"], r["last_mismatch_durable"])' "$WORK/crash.json")" "${replay[@]}"
 		return
 	fi
-	# Nothing closes the write hole yet: a crash between a write's data and
+	# On the raw members (a log or not) a crash between a write's data and
 	# parity leaves chunks at rest that a member failure would rebuild
 	# wrongly.  The replay must see it (else it could not see it closed).
 	[ "$holes" -gt 0 ] 2>/dev/null || { fail "no crash point shows the write hole"; rc=1; }
@@ -231,4 +232,5 @@ register crash_raid5_ppl crash_layout raid5 ppl
 # pstripe's writes take the same paths as raid5's: make check-full only
 if [ "$FULL" = 1 ]; then
 	register crash_pstripe crash_layout pstripe
+	register crash_pstripe_ppl crash_layout pstripe ppl
 fi
