@@ -95,6 +95,7 @@ struct ssa_pop {
 	u8 sync;		/* enum ssa_sync, fixed at arrival */
 	bool locked;
 	bool bm_held;		/* counted in its bitmap regions */
+	bool ppl_gated;		/* passed the ppl's gate (ssa_ppl_gate()) */
 	bool ppl;		/* its groups are logged before they are written */
 	int failed;		/* the member failed at arrival, or -1 */
 	struct list_head wait;

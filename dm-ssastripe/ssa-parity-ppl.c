@@ -17,19 +17,24 @@
  * sectors' parity is left as it was (they were in flight).
  *
  * An entry covers one group (a pstripe span of several groups takes one
- * entry a group) and lives in one slot of a ring: slot = seq % slots.  An
- * entry is released when its write has ended; the log's tail (the first
- * entry still needed) goes forward only after a flush of the members has
- * made the released writes durable, and is written in the superblock
- * (FUA) before its slots are used again.  A write that finds the ring
- * full waits for that.  At a suspend the members are flushed and the
- * superblock says the log is empty and clean.
+ * entry a group) and lives in one slot of a ring: slot = seq % slots.  A
+ * write takes the slots of all its groups at once, before any of its I/O
+ * (ssa_ppl_gate(), in arrival order), and releases them when it has
+ * ended; the log's tail (the first entry still needed) goes forward only
+ * after a flush of the members has made the released writes durable, and
+ * is written in the superblock (FUA) before its slots are used again.  A
+ * write that finds the ring full waits for that, holding nothing but its
+ * group locks.  At a suspend the members are flushed and the superblock
+ * says the log is empty and clean.
  *
  * Writes of a degraded volume (a member failed or being rebuilt when the
- * write arrived) are not logged: there is nothing left to protect.  Nor
- * are the walks' parity writes (initial sync, repair, rebuild).  A log
- * device that fails is given up: writes go on unprotected, status says
- * "ppl failed", and the superblock asks the next table for a full resync.
+ * write arrived) are not logged: there is nothing left to protect.  But
+ * an entry still in the log would be replayed over what such a write
+ * changes, so the first unlogged writes wait until the tail has passed
+ * every entry.  The walks' parity writes (initial sync, repair, rebuild)
+ * are not logged either.  A log device that fails is given up: status
+ * says "ppl failed", the superblock asks the next table for a full
+ * resync, and only once that is written do writes go on, unprotected.
  *
  * On the device, in 4 KiB blocks: the superblock (struct ssa_ppl_sb) in
  * block 0, slot s from block 1 + s * (1 + chunk blocks): a header (struct
@@ -51,6 +56,7 @@
 #define SSA_PPL_MIN_SLOTS	SSA_OP_LOCKS	/* the largest write fits */
 #define SSA_PPL_POOL_ENTRIES	4
 #define SSA_PPL_DAEMON_MS	1000
+#define SSA_PPL_MAX_SLOTS	65536
 
 struct ssa_ppl_sb {
 	u8 magic[8];
@@ -100,11 +106,14 @@ struct ssa_ppl {
 	u64 tail_mem;		/* entries below have been released */
 	u64 tail_disk;		/* the superblock's tail */
 	u8 *released;		/* a slot's entry was released */
-	struct list_head pending;	/* groups waiting for ring slots */
+	struct list_head waiting;	/* writes waiting for the gate */
+	struct list_head pending;	/* groups to log (slots taken) */
 	struct list_head logged;	/* groups whose entries are written */
 
 	struct workqueue_struct *wq;
 	struct work_struct log_work;	/* writes the entries of @pending */
+	struct bio_set bs;		/* the entries' bios */
+	mempool_t *pio_pool;		/* their struct ssa_ppl_io */
 	struct work_struct done_work;	/* starts the writes of @logged */
 	struct delayed_work daemon;	/* moves the tail on */
 	struct mutex io_mutex;	/* superblock writes */
@@ -180,7 +189,7 @@ static void ssa_ppl_fail(struct ssa_ppl *ppl, const char *what, int r)
 {
 	if (ppl->given_up)
 		return;
-	ppl->given_up = true;
+	WRITE_ONCE(ppl->given_up, true);
 	DMERR("%s: ppl %s: %s error %d: writes unprotected; a crash now needs a full resync",
 	      ssa_ppl_name(ppl), ppl->sc->meta_dev->name, what, r);
 	WRITE_ONCE(ppl->failed, true);
@@ -213,10 +222,14 @@ static int ssa_ppl_sb_check(struct ssa_ppl *ppl, char **error)
 	    le64_to_cpu(sb->rows) != sc->geom.rows ||
 	    le64_to_cpu(sb->slots) != ppl->slots ||
 	    le32_to_cpu(sb->slot_sectors) != ppl->slot_sectors) {
+		/* (a log device that grew or shrank has other slots) */
 		DMERR("ppl %s: of layout %u, %u members, chunk %u, %llu groups, %llu slots",
 		      sc->meta_dev->name, le32_to_cpu(sb->layout),
 		      le32_to_cpu(sb->members), le32_to_cpu(sb->chunk),
 		      le64_to_cpu(sb->rows), le64_to_cpu(sb->slots));
+		DMERR("ppl %s: the table: layout %u, %u members, chunk %u, %llu groups, %llu slots",
+		      sc->meta_dev->name, sc->layout->id, sc->nr_members,
+		      sc->geom.chunk, sc->geom.rows, ppl->slots);
 		*error = "ppl device holds the log of another geometry";
 		return -EINVAL;
 	}
@@ -225,33 +238,99 @@ static int ssa_ppl_sb_check(struct ssa_ppl *ppl, char **error)
 
 /* ---- writes wait for their entries ---------------------------------- */
 
-/* Whether the write @op logs its groups: the volume is whole. */
-bool ssa_ppl_wanted(struct ssa_pop *op)
+/*
+ * Whether the write @op may start now, lock held: a logged write (the
+ * volume whole, the log working) when the ring has room for its groups'
+ * entries (taken now); an unlogged one when no entry it could meet is
+ * left in the log (the tail has passed them all) or the log is given up.
+ * Writes go in arrival order.
+ */
+static bool ssa_ppl_may_go(struct ssa_ppl *ppl, struct ssa_pop *op)
 {
-	struct ssa_ppl *ppl = ssa_par(op->sc)->ppl;
+	unsigned int g, k = 0;
+	u64 seq;
 
-	return ppl && !READ_ONCE(ppl->failed) && op->failed < 0 &&
-	       !ssa_nr_lost(op->sc);
+	if (!READ_ONCE(ppl->failed) && op->failed < 0 && !ssa_nr_lost(op->sc)) {
+		for (g = 0; g < op->nr_groups; g++)
+			k += op->groups[g].nchunks;
+		if (ppl->head + k - ppl->tail_disk > ppl->slots)
+			return false;
+		op->ppl = true;
+		seq = ppl->head;
+		ppl->head += k;
+		for (g = 0; g < op->nr_groups; g++) {
+			op->groups[g].ppl_seq = seq;
+			op->groups[g].ppl_n = op->groups[g].nchunks;
+			seq += op->groups[g].nchunks;
+		}
+		return true;
+	}
+	op->ppl = false;
+	return READ_ONCE(ppl->given_up) ||
+	       (!READ_ONCE(ppl->failed) && ppl->tail_disk == ppl->head);
 }
 
 /*
- * Every parity of @pg is computed: log it (true; ssa_parity_writes() is
- * called when the entries are on the device), or go on at once (false:
- * the log failed).  Any context.
+ * A write that holds its group locks is about to start (ssa_op_go()):
+ * true when it may go now; otherwise it waits, and ssa_ppl_start_ready()
+ * starts it with its own reference.
  */
-bool ssa_ppl_log(struct ssa_pop *op, struct ssa_pgroup *pg)
+bool ssa_ppl_gate(struct ssa_pop *op)
+{
+	struct ssa_ppl *ppl = ssa_par(op->sc)->ppl;
+	unsigned long flags;
+	bool go;
+
+	if (!ppl || op->ppl_gated)
+		return true;
+	spin_lock_irqsave(&ppl->lock, flags);
+	op->ppl_gated = true;
+	go = list_empty(&ppl->waiting) && ssa_ppl_may_go(ppl, op);
+	if (!go) {
+		atomic_inc(&op->io->pending);	/* the gate's */
+		list_add_tail(&op->wait, &ppl->waiting);
+	}
+	spin_unlock_irqrestore(&ppl->lock, flags);
+	if (!go)
+		mod_delayed_work(ppl->wq, &ppl->daemon, 0);
+	return go;
+}
+
+/* The writes waiting at the gate that may go now, in order. */
+static void ssa_ppl_start_ready(struct ssa_ppl *ppl)
+{
+	struct ssa_pop *op, *tmp;
+	LIST_HEAD(go);
+
+	spin_lock_irq(&ppl->lock);
+	list_for_each_entry_safe(op, tmp, &ppl->waiting, wait) {
+		if (!ssa_ppl_may_go(ppl, op))
+			break;
+		list_move_tail(&op->wait, &go);
+	}
+	spin_unlock_irq(&ppl->lock);
+	list_for_each_entry_safe(op, tmp, &go, wait) {
+		list_del(&op->wait);
+		ssa_op_go(op, false);
+		ssa_io_put(op->io);
+	}
+}
+
+/*
+ * Every parity of @pg (of a logged write) is computed: log it;
+ * ssa_parity_writes() is called when its entries are on the device.  Any
+ * context.
+ */
+void ssa_ppl_log(struct ssa_pop *op, struct ssa_pgroup *pg)
 {
 	struct ssa_ppl *ppl = ssa_par(op->sc)->ppl;
 	unsigned long flags;
 
-	if (READ_ONCE(ppl->failed))
-		return false;
 	pg->op = op;
 	spin_lock_irqsave(&ppl->lock, flags);
 	list_add_tail(&pg->ppl_node, &ppl->pending);
 	spin_unlock_irqrestore(&ppl->lock, flags);
 	queue_work(ppl->wq, &ppl->log_work);
-	return true;
 }
 
 /* The write ended: its entries are no longer needed (any context). */
@@ -262,7 +341,7 @@ void ssa_ppl_release(struct ssa_pop *op)
 	unsigned int g, i;
 	bool kick;
 
-	if (!ppl)
+	if (!ppl || !op->ppl)
 		return;
 	spin_lock_irqsave(&ppl->lock, flags);
 	for (g = 0; g < op->nr_groups; g++) {
@@ -275,9 +354,10 @@ void ssa_ppl_release(struct ssa_pop *op)
 	while (ppl->tail_mem < ppl->head &&
 	       ppl->released[ssa_ppl_slot(ppl, ppl->tail_mem)])
 		ppl->released[ssa_ppl_slot(ppl, ppl->tail_mem++)] = 0;
-	/* writes wait for slots, or half the ring is held: move the tail */
-	kick = !list_empty(&ppl->pending) ||
-	       ppl->head - ppl->tail_disk > ppl->slots / 2;
+	/* writes wait at the gate, or half the ring is held: move the tail */
+	kick = ppl->tail_mem > ppl->tail_disk &&
+	       (!list_empty(&ppl->waiting) ||
+		ppl->head - ppl->tail_disk > ppl->slots / 2);
 	spin_unlock_irqrestore(&ppl->lock, flags);
 	if (kick && READ_ONCE(ppl->active))
 		mod_delayed_work(ppl->wq, &ppl->daemon, 0);
@@ -292,14 +372,13 @@ static void ssa_ppl_endio(struct bio *bio)
 	unsigned int i;
 
 	if (bio->bi_status) {
-		/* the write goes on: the daemon gives the log up */
+		/* the group's writes wait for the log to be given up */
 		WRITE_ONCE(ppl->io_error, blk_status_to_errno(bio->bi_status));
 		WRITE_ONCE(ppl->failed, true);
-		mod_delayed_work(ppl->wq, &ppl->daemon, 0);
 	}
 	for (i = 0; i < pio->nr_pages; i++)
 		mempool_free(pio->pages[i], ppl->page_pool);
-	kfree(pio);
+	mempool_free(pio, ppl->pio_pool);
 	bio_put(bio);
 	if (!atomic_dec_and_test(&pg->ppl_left))
 		return;
@@ -325,7 +404,7 @@ static void ssa_ppl_write_entry(struct ssa_ppl *ppl, struct ssa_pop *op,
 	struct page **pp;
 	struct bio *bio;
 
-	pio = kmalloc(struct_size(pio, pages, n), GFP_NOIO | __GFP_NOFAIL);
+	pio = mempool_alloc(ppl->pio_pool, GFP_NOIO);
 	pio->ppl = ppl;
 	pio->pg = pg;
 	pio->nr_pages = n;
@@ -364,8 +443,8 @@ static void ssa_ppl_write_entry(struct ssa_ppl *ppl, struct ssa_pop *op,
 	h->csum = 0;
 	h->csum = cpu_to_le32(crc32(0, h, sizeof(*h)));
 
-	bio = bio_alloc(ppl->bdev, n, REQ_OP_WRITE | REQ_SYNC | REQ_FUA,
-			GFP_NOIO);
+	bio = bio_alloc_bioset(ppl->bdev, n, REQ_OP_WRITE | REQ_SYNC | REQ_FUA,
+			       GFP_NOIO, &ppl->bs);
 	bio->bi_iter.bi_sector = ssa_ppl_slot_sector(ppl, seq);
 	for (k = 0; k < n; k++) {
 		u32 len = min_t(u32, PAGE_SIZE, io_bytes);
@@ -378,53 +457,47 @@ static void ssa_ppl_write_entry(struct ssa_ppl *ppl, struct ssa_pop *op,
 	submit_bio_noacct(bio);
 }
 
-/* Entries for the groups waiting, in order, while the ring has room. */
+/* The entries of the groups whose parity is computed, in their slots. */
 static void ssa_ppl_log_work(struct work_struct *work)
 {
 	struct ssa_ppl *ppl = container_of(work, struct ssa_ppl, log_work);
 	struct ssa_pgroup *pg;
-	struct ssa_pop *op;
-	unsigned int i;
-	bool full = false;
+	unsigned int i, n;
+	u64 seq;
 
 	for (;;) {
 		spin_lock_irq(&ppl->lock);
 		pg = list_first_entry_or_null(&ppl->pending, struct ssa_pgroup,
 					      ppl_node);
-		if (pg && !READ_ONCE(ppl->failed) &&
-		    ppl->head + pg->nchunks - ppl->tail_disk > ppl->slots) {
-			full = true;
-			pg = NULL;
-		}
-		if (pg) {
+		if (pg)
 			list_del(&pg->ppl_node);
-			pg->ppl_seq = ppl->head;
-			pg->ppl_n = READ_ONCE(ppl->failed) ? 0 : pg->nchunks;
-			ppl->head += pg->ppl_n;
-		}
 		spin_unlock_irq(&ppl->lock);
 		if (!pg)
 			break;
-		op = pg->op;
-		if (!pg->ppl_n) {
-			/* given up: the writes go on unlogged */
-			ssa_parity_writes(op, pg);
-			continue;
-		}
-		atomic_set(&pg->ppl_left, pg->ppl_n);
-		for (i = 0; i < pg->ppl_n; i++)
-			ssa_ppl_write_entry(ppl, op, pg, i, pg->ppl_seq + i);
+		/* the last entry's completion may end the write: copies */
+		n = pg->ppl_n;
+		seq = pg->ppl_seq;
+		atomic_set(&pg->ppl_left, n);
+		for (i = 0; i < n; i++)
+			ssa_ppl_write_entry(ppl, pg->op, pg, i, seq + i);
 	}
-	if (full)
-		mod_delayed_work(ppl->wq, &ppl->daemon, 0);
 }
 
-/* Groups whose entries are on the device: their writes go now. */
+/*
+ * Groups whose entries are on the device: their writes go now.  If an
+ * entry write failed, not before the log is given up on the device (a
+ * crash must not replay entries over unlogged writes).
+ */
 static void ssa_ppl_done_work(struct work_struct *work)
 {
 	struct ssa_ppl *ppl = container_of(work, struct ssa_ppl, done_work);
 	struct ssa_pgroup *pg;
 
+	if (READ_ONCE(ppl->failed) && !READ_ONCE(ppl->given_up)) {
+		mutex_lock(&ppl->io_mutex);
+		ssa_ppl_fail(ppl, "entry write", READ_ONCE(ppl->io_error));
+		mutex_unlock(&ppl->io_mutex);
+	}
 	for (;;) {
 		spin_lock_irq(&ppl->lock);
 		pg = list_first_entry_or_null(&ppl->logged, struct ssa_pgroup,
@@ -438,15 +511,25 @@ static void ssa_ppl_done_work(struct work_struct *work)
 	}
 }
 
-/* Members' volatile caches to their media. */
+/*
+ * Members' volatile caches to their media.  A member whose flush fails
+ * has failed (its writes may be lost): the error is returned, and the
+ * tail stays where it is.
+ */
 static int ssa_ppl_flush_members(struct ssa_ctx *sc)
 {
 	unsigned int m;
-	int r = 0;
+	int r = 0, e;
 
-	for (m = 0; m < sc->nr_members && !r; m++)
-		if (!test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
-			r = blkdev_issue_flush(sc->members[m].dev->bdev);
+	for (m = 0; m < sc->nr_members; m++) {
+		if (test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
+			continue;
+		e = blkdev_issue_flush(sc->members[m].dev->bdev);
+		if (e) {
+			ssa_member_error(sc, m, BLK_STS_IOERR, NULL);
+			r = e;
+		}
+	}
 	return r;
 }
 
@@ -468,12 +551,12 @@ static void ssa_ppl_daemon(struct work_struct *work)
 	spin_lock_irq(&ppl->lock);
 	tail = ppl->tail_mem;
 	spin_unlock_irq(&ppl->lock);
-	if (!ppl->failed && tail > ppl->tail_disk) {
-		r = ssa_ppl_flush_members(ppl->sc);
-		if (!r)
-			r = ssa_ppl_write_sb(ppl, tail, 0);
+	/* a member that fails its flush is failed; the next pass retries */
+	if (!ppl->given_up && tail > ppl->tail_disk &&
+	    !ssa_ppl_flush_members(ppl->sc)) {
+		r = ssa_ppl_write_sb(ppl, tail, 0);
 		if (r) {
-			ssa_ppl_fail(ppl, "flush or superblock", r);
+			ssa_ppl_fail(ppl, "superblock write", r);
 		} else {
 			spin_lock_irq(&ppl->lock);
 			ppl->tail_disk = tail;
@@ -481,7 +564,7 @@ static void ssa_ppl_daemon(struct work_struct *work)
 		}
 	}
 	mutex_unlock(&ppl->io_mutex);
-	queue_work(ppl->wq, &ppl->log_work);
+	ssa_ppl_start_ready(ppl);
 	if (READ_ONCE(ppl->active))
 		queue_delayed_work(ppl->wq, &ppl->daemon,
 				   msecs_to_jiffies(SSA_PPL_DAEMON_MS));
@@ -548,6 +631,7 @@ static bool ssa_ppl_apply(struct ssa_ppl *ppl, const struct ssa_ppl_hdr *h,
 	for (a = from; a < to; a += n) {
 		struct page **acc = scratch[pm];
 		int gone = -1;
+		u32 gx = 0, gy = 0;
 
 		n = min_t(u32, to - a, SSA_RECON_SECTORS);
 		ssa_copy_buf(acc, 0, pp, (a - lo) << SECTOR_SHIFT,
@@ -566,14 +650,19 @@ static bool ssa_ppl_apply(struct ssa_ppl *ppl, const struct ssa_ppl_hdr *h,
 					    scratch[m], 0, (y - x) << SECTOR_SHIFT);
 				continue;
 			}
-			/* in flight there: keep the parity it has (one loss) */
-			if (gone >= 0 ||
-			    ssa_ppl_member_io(sc, &grp, pm, x, y, scratch[m],
+			if (gone >= 0)
+				goto skip;	/* two gone: nothing to mend */
+			gone = m;
+			gx = x;
+			gy = y;
+		}
+		/* the gone member was in flight there: the parity stays */
+		if (gone >= 0) {
+			if (ssa_ppl_member_io(sc, &grp, pm, gx, gy, scratch[gone],
 					      REQ_OP_READ | REQ_SYNC))
 				goto skip;
-			ssa_copy_buf(acc, (x - a) << SECTOR_SHIFT, scratch[m], 0,
-				     (y - x) << SECTOR_SHIFT);
-			gone = m;
+			ssa_copy_buf(acc, (gx - a) << SECTOR_SHIFT, scratch[gone],
+				     0, (gy - gx) << SECTOR_SHIFT);
 		}
 		if (!ssa_ppl_member_io(sc, &grp, pm, a, a + n, acc,
 				       REQ_OP_WRITE | REQ_SYNC))
@@ -796,7 +885,8 @@ static int ssa_ppl_load(struct ssa_ppl *ppl)
 		    !sc->rebuild_mask)
 			WRITE_ONCE(par->sync_pos, min(le64_to_cpu(sb->sync_pos),
 						      sc->geom.rows));
-		r = ssa_ppl_replay(ppl, tail, &next, &torn);
+		/* a clean stop left nothing at or after its tail */
+		r = flags & SSA_PPL_CLEAN ? 0 : ssa_ppl_replay(ppl, tail, &next, &torn);
 		if (r < 0) {
 			ssa_ppl_fail(ppl, "replay", r);
 			WRITE_ONCE(par->sync_pos, 0);
@@ -808,8 +898,11 @@ static int ssa_ppl_load(struct ssa_ppl *ppl)
 		       flags & SSA_PPL_CLEAN ? "cleanly" : "without a suspend (a crash?)",
 		       r, torn);
 		/* what the replay wrote is durable before the log forgets it */
-		if (r)
-			ssa_ppl_flush_members(sc);
+		if (r && ssa_ppl_flush_members(sc)) {
+			ssa_ppl_fail(ppl, "member flush after the replay", -EIO);
+			WRITE_ONCE(par->sync_pos, 0);
+			return 0;
+		}
 		next = max(next, tail);
 	}
 	ppl->head = next;
@@ -866,15 +959,15 @@ void ssa_ppl_quiesced(struct ssa_parity *par)
 	mutex_lock(&ppl->io_mutex);
 	if (READ_ONCE(ppl->failed))
 		ssa_ppl_fail(ppl, "entry write", READ_ONCE(ppl->io_error));
-	if (!ppl->given_up) {
-		r = ssa_ppl_flush_members(par->sc);
-		if (!r)
-			r = ssa_ppl_write_sb(ppl, ppl->head, SSA_PPL_CLEAN);
+	/* (a member that fails its flush leaves the entries to a replay) */
+	if (!ppl->given_up && !ssa_ppl_flush_members(par->sc)) {
+		r = ssa_ppl_write_sb(ppl, ppl->head, SSA_PPL_CLEAN);
 		if (r)
-			ssa_ppl_fail(ppl, "flush or superblock", r);
+			ssa_ppl_fail(ppl, "superblock write", r);
 		else
 			ppl->tail_disk = ppl->head;
 	}
+	ssa_ppl_start_ready(ppl);
 	mutex_unlock(&ppl->io_mutex);
 }
 
@@ -909,6 +1002,8 @@ void ssa_ppl_free(struct ssa_parity *par)
 	if (ppl->wq)
 		destroy_workqueue(ppl->wq);
 	mempool_destroy(ppl->page_pool);
+	mempool_destroy(ppl->pio_pool);
+	bioset_exit(&ppl->bs);
 	if (ppl->sb_page)
 		__free_page(ppl->sb_page);
 	kvfree(ppl->released);
@@ -928,6 +1023,7 @@ int ssa_ppl_create(struct ssa_parity *par)
 	sector_t size = bdev_nr_sectors(sc->meta_dev->bdev);
 	struct ssa_ppl *ppl;
 	unsigned int pages;
+	size_t pio_size;
 	char *error;
 	int r;
 
@@ -938,6 +1034,7 @@ int ssa_ppl_create(struct ssa_parity *par)
 	ppl->sc = sc;
 	ppl->bdev = sc->meta_dev->bdev;
 	spin_lock_init(&ppl->lock);
+	INIT_LIST_HEAD(&ppl->waiting);
 	INIT_LIST_HEAD(&ppl->pending);
 	INIT_LIST_HEAD(&ppl->logged);
 	mutex_init(&ppl->io_mutex);
@@ -948,8 +1045,19 @@ int ssa_ppl_create(struct ssa_parity *par)
 	/* a slot: the header's block and a chunk of partial parity */
 	ppl->slot_sectors = SSA_PPL_BLOCK_SECTORS +
 			    round_up(sc->geom.chunk, SSA_PPL_BLOCK_SECTORS);
+	if (PAGE_SIZE != SSA_PPL_BLOCK) {
+		ti->error = "ppl needs 4 KiB pages";
+		return -EINVAL;
+	}
+	/* a slot is one bio */
+	if ((ppl->slot_sectors << SECTOR_SHIFT) / PAGE_SIZE > BIO_MAX_VECS) {
+		ti->error = "ppl: chunk too large for the log (at most 1020 KiB)";
+		return -EINVAL;
+	}
 	ppl->slots = size > SSA_PPL_BLOCK_SECTORS ?
 		     div_u64(size - SSA_PPL_BLOCK_SECTORS, ppl->slot_sectors) : 0;
+	/* more would not help, and the replay reads every header */
+	ppl->slots = min_t(u64, ppl->slots, SSA_PPL_MAX_SLOTS);
 	if (ppl->slots < SSA_PPL_MIN_SLOTS) {
 		DMERR("ppl %s: %llu sectors, %llu needed for %u entries of %u sectors",
 		      sc->meta_dev->name, (unsigned long long)size,
@@ -961,10 +1069,16 @@ int ssa_ppl_create(struct ssa_parity *par)
 	}
 	pages = DIV_ROUND_UP(ppl->slot_sectors << SECTOR_SHIFT, PAGE_SIZE);
 	ppl->page_pool = mempool_create_page_pool(SSA_PPL_POOL_ENTRIES * pages, 0);
+	pio_size = sizeof(struct ssa_ppl_io) + pages * sizeof(struct page *);
+	ppl->pio_pool = mempool_create_kmalloc_pool(SSA_PPL_POOL_ENTRIES, pio_size);
+	r = bioset_init(&ppl->bs, SSA_PPL_POOL_ENTRIES, 0, BIOSET_NEED_BVECS);
+	if (r)
+		goto nomem;
 	ppl->released = kvcalloc(ppl->slots, 1, GFP_KERNEL);
 	ppl->sb_page = alloc_page(GFP_KERNEL);
 	ppl->wq = alloc_workqueue("kssappl", WQ_MEM_RECLAIM, 0);
-	if (!ppl->page_pool || !ppl->released || !ppl->sb_page || !ppl->wq)
+	if (!ppl->page_pool || !ppl->pio_pool || !ppl->released ||
+	    !ppl->sb_page || !ppl->wq)
 		goto nomem;
 
 	r = ssa_pages_io(ppl->bdev, 0, &ppl->sb_page, SSA_PPL_BLOCK,

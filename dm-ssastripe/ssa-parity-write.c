@@ -179,22 +179,26 @@ static void ssa_queue_recovery(struct ssa_pgroup *pg)
 void ssa_parity_writes(struct ssa_pop *op, struct ssa_pgroup *pg)
 {
 	struct ssa_ptask *t = ssa_parity_task(pg, op);
+	struct ssa_io *io = op->io;
 	unsigned int i;
 
+	/* the last bio may end the write before the loop is done */
+	atomic_inc(&io->pending);
 	if (pg->method == SSA_WM_RCW) {
 		ssa_task_issue(op, t, false);
 		for (i = 0; i < pg->nr_data; i++)
 			ssa_task_issue(op, &op->tasks[pg->first + i], false);
-		return;
-	}
-	ssa_task_next(op, t);
-	for (i = 0; i < pg->nr_data; i++) {
-		t = &op->tasks[pg->first + i];
-		if (t->held) {
-			t->held = false;
-			ssa_task_issue(op, t, false);
+	} else {
+		ssa_task_next(op, t);
+		for (i = 0; i < pg->nr_data; i++) {
+			t = &op->tasks[pg->first + i];
+			if (t->held) {
+				t->held = false;
+				ssa_task_issue(op, t, false);
+			}
 		}
 	}
+	ssa_io_put(io);
 }
 
 /* rmw data held for the log, when the group is given up or goes on alone. */
@@ -243,9 +247,10 @@ void ssa_try_parity(struct ssa_pop *op, struct ssa_pgroup *pg)
 		return;
 	}
 	ssa_compute_parity(op, pg);
-	if (op->ppl && ssa_ppl_log(op, pg))
-		return;		/* ssa_parity_writes() once it is logged */
-	ssa_parity_writes(op, pg);
+	if (op->ppl)
+		ssa_ppl_log(op, pg);	/* ssa_parity_writes() once logged */
+	else
+		ssa_parity_writes(op, pg);
 }
 
 static void ssa_read_done(struct ssa_pop *op, struct ssa_pgroup *pg)
@@ -254,10 +259,12 @@ static void ssa_read_done(struct ssa_pop *op, struct ssa_pgroup *pg)
 		return;
 	if (pg->method == SSA_WM_RMW && op->sync == SSA_SYNC_AFTER) {
 		/* after_service: the parity task is queued only now */
-		if (pg->failed)
+		if (pg->failed) {
+			ssa_release_held(op, pg, false);
 			ssa_task_abandon(op, ssa_parity_task(pg, op), true);
-		else
+		} else {
 			ssa_task_issue(op, ssa_parity_task(pg, op), false);
+		}
 		return;
 	}
 	ssa_try_parity(op, pg);
@@ -367,7 +374,6 @@ void ssa_op_start(struct ssa_pop *op, bool from_map)
 	unsigned int g, i, lost = 0;
 
 	ssa_get_pages(ssa_par(sc), op);
-	op->ppl = ssa_ppl_wanted(op);
 	for (g = 0; g < op->nr_groups; g++) {
 		struct ssa_pgroup *pg = &op->groups[g];
 		unsigned int gl = pg->lost ? 1 : 0;
@@ -399,11 +405,10 @@ void ssa_op_start(struct ssa_pop *op, bool from_map)
 		if (rcw && !pg->nr_reads) {
 			/* a full-stripe write: the parity is known now */
 			ssa_compute_parity(op, pg);
-			if (op->ppl && ssa_ppl_log(op, pg))
+			if (op->ppl) {
+				ssa_ppl_log(op, pg);
 				continue;
-			for (i = 0; op->ppl && i < pg->nr_data; i++)
-				ssa_task_issue(op, &op->tasks[pg->first + i],
-					       from_map);
+			}
 			ssa_task_issue(op, ssa_parity_task(pg, op), from_map);
 		}
 		if (parity_now)
@@ -435,6 +440,9 @@ void ssa_op_go(struct ssa_pop *op, bool from_map)
 
 	/* its regions' bits on the bitmap device first (if it has one) */
 	if (unlikely(par->bm) && !ssa_bm_gate(op))
+		return;
+	/* its slots in the partial parity log (if it has one) */
+	if (unlikely(par->ppl) && !ssa_ppl_gate(op))
 		return;
 	if (unlikely(READ_ONCE(par->rb_active)) && op->failed != par->rb_member) {
 		for (i = 0; i < op->nr_locks; i++)
@@ -555,6 +563,7 @@ int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io,
 	op->locked = false;
 	op->bm_held = false;
 	op->ppl = false;
+	op->ppl_gated = false;
 	op->failed = failed;
 	op->nr_alloc = 0;
 	io->pop = op;

@@ -228,8 +228,8 @@ void ssa_ppl_free(struct ssa_parity *par);
 int ssa_ppl_prepare(struct ssa_parity *par);
 void ssa_ppl_start(struct ssa_parity *par);
 void ssa_ppl_quiesced(struct ssa_parity *par);
-bool ssa_ppl_wanted(struct ssa_pop *op);
-bool ssa_ppl_log(struct ssa_pop *op, struct ssa_pgroup *pg);
+bool ssa_ppl_gate(struct ssa_pop *op);
+void ssa_ppl_log(struct ssa_pop *op, struct ssa_pgroup *pg);
 void ssa_ppl_release(struct ssa_pop *op);
 u32 ssa_ppl_crc(struct page **pages, u32 bytes);
 unsigned int ssa_ppl_status(struct ssa_parity *par, char *result,

@@ -122,6 +122,64 @@ parity_ppl_failed() {
 }
 register parity_ppl_failed parity_ppl_failed
 
+# A member fails under logged writes (sync after_service, so that groups
+# whose old data cannot be read give up with their data writes held for
+# the log): every write ends, the volume goes on degraded, and fio's
+# verify of what it wrote holds.  Then the first unlogged write waits for
+# the log to be emptied on the device (an entry left there would be
+# replayed over it after a crash): once it has returned, status says
+# "ppl 0/64" at once, where the daemon alone would take up to a second.
+parity_ppl_degraded() {
+	local rc=0 pl members fio_pid i held
+	wipe 32 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	loop_members 1 1 || return 1
+	pl=${LOOPS[0]}
+	dmsetup create ssat-pl --table "0 $PPL_SECTORS linear $pl 0" || return 1
+	members=$(lin_members 4 65536) || return 1
+	vol_create ssat-v $((3 * 65536)) raid5 8 "$members" \
+		6 initial_sync off sync after_service ppl /dev/mapper/ssat-pl || return 1
+	(cd "$WORK" && exec fio --name=load --filename=/dev/mapper/ssat-v --direct=1 \
+		--ioengine=libaio --rw=randwrite --bs=4k --iodepth=16 --size=16m \
+		--time_based --runtime=600 --output="$WORK/fio.out" >/dev/null 2>&1) &
+	fio_pid=$!
+	wait_io ssat-v || { kill $fio_pid; wait $fio_pid; return 1; }
+	sleep 0.5
+	dmsetup load ssat-m1 --table "0 65536 error" && dmsetup suspend ssat-m1 && dmsetup resume ssat-m1
+	for ((i = 0; i < 300; i++)); do
+		[ "$(vstat ssat-v health)" = ADAA ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	kill -INT $fio_pid 2>/dev/null
+	wait $fio_pid
+	grep -q "err= 0" "$WORK/fio.out" ||
+		{ fail "writes failed while member 1 failed: $(grep -m1 err= "$WORK/fio.out")"; rc=1; }
+	expect_eq "health" "$(vstat ssat-v health)" ADAA || rc=1
+	# everything fio wrote reads back, degraded
+	(cd "$WORK" && fio --name=load --filename=/dev/mapper/ssat-v --direct=1 \
+		--ioengine=libaio --rw=randwrite --bs=4k --iodepth=16 --size=16m \
+		--verify=crc32c --verify_only=0 --do_verify=1 --output="$WORK/verify.out" >/dev/null 2>&1) ||
+		{ fail "fio verify on the degraded volume failed"; rc=1; }
+	# a fresh volume over the members, member 1 failed by message: its
+	# first write is unlogged and must find the log empty on the device
+	vol_remove ssat-v
+	dmsetup load ssat-m1 --table "0 65536 linear /dev/ram1 0" && dmsetup suspend ssat-m1 &&
+		dmsetup resume ssat-m1
+	vol_create ssat-v $((3 * 65536)) raid5 8 "$members" 2 ppl /dev/mapper/ssat-pl || return 1
+	dd if=/dev/urandom of=/dev/mapper/ssat-v bs=4k count=32 oflag=direct status=none ||
+		{ fail "logged writes failed"; rc=1; }
+	held=$(ppl_field ssat-v)
+	[ "${held%/*}" -gt 0 ] || { fail "no entry held after 32 writes: ppl $held"; rc=1; }
+	dmsetup message ssat-v 0 fail 1 || { fail "fail 1 refused"; rc=1; }
+	dd if=/dev/urandom of=/dev/mapper/ssat-v bs=4k count=1 seek=1000 oflag=direct status=none ||
+		{ fail "the first unlogged write failed"; rc=1; }
+	expect_eq "ppl right after the first unlogged write (was $held)" "$(ppl_field ssat-v)" 0/64 || rc=1
+	vol_remove ssat-v
+	dmsetup remove ssat-pl
+	return $rc
+}
+register parity_ppl_degraded parity_ppl_degraded
+
 parity_ppl_bad_tables() {
 	local rc=0 pl small T
 	wipe 1 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
