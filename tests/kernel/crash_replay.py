@@ -9,7 +9,7 @@ usage: crash_replay.py [--layout raid5|pstripe|mirror [--copies K]] --log DEV
                        --members N --member-sectors S --chunk C
                        --writes FILE [--json FILE] [--dump K:FILE ...]
                        [--bitmap-sector B [--bitmap-region R] | --ppl-sector P]
-       crash_replay.py --verify DEV --durable SEQ --writes FILE
+       crash_replay.py --verify DEV --durable SEQ --writes FILE [--all-blocks N]
 
 The members are N linear slices of one device that dm-log-writes logged
 (member i at sector i * S of it), so the log holds every member write in
@@ -536,9 +536,11 @@ def replay(ss, entries, geo, writes, dumps, bm=None, ppl=None):
     return res
 
 
-def verify_volume(dev, writes, durable):
+def verify_volume(dev, writes, durable, all_blocks=0):
     """Blocks lost on a live volume: read each written block through it
-    (O_DIRECT) and hold it to its last write up to ``durable``."""
+    (O_DIRECT) and hold it to its last write up to ``durable``; with
+    ``all_blocks``, also each of the first all_blocks blocks never written,
+    which must read as zeros (the volume began zeroed)."""
     versions = {}
     for seq, lb in writes:
         versions.setdefault(lb, []).append(seq)
@@ -555,6 +557,13 @@ def verify_volume(dev, writes, durable):
             got = stamp_of(bytes(buf[:16]))
             if got < want[-1] or got not in seqs:
                 lost.append((lb, want[-1], got))
+        for lb in range(all_blocks):
+            if lb in versions:
+                continue
+            if os.preadv(fd, [buf], lb * BLOCK) != BLOCK:
+                raise SystemExit(f"{dev}: short read at block {lb}")
+            if buf[:].count(0) != BLOCK:
+                lost.append((lb, 0, "not zero"))
     finally:
         os.close(fd)
     return lost
@@ -567,6 +576,8 @@ def main(argv=None):
                     help="instead of a replay: check the blocks on a live volume")
     ap.add_argument("--durable", type=int, default=0,
                     help="with --verify: writes up to this one were flushed")
+    ap.add_argument("--all-blocks", type=int, default=0, metavar="N",
+                    help="with --verify: blocks 0..N-1 never written must read as zeros")
     ap.add_argument("--log")
     ap.add_argument("--members", type=int)
     ap.add_argument("--member-sectors", type=int)
@@ -586,7 +597,7 @@ def main(argv=None):
     ap.add_argument("--dump", action="append", default=[], metavar="K:FILE")
     a = ap.parse_args(argv)
     if a.verify:
-        lost = verify_volume(a.verify, load_writes(a.writes), a.durable)
+        lost = verify_volume(a.verify, load_writes(a.writes), a.durable, a.all_blocks)
         print(f"verified={a.verify} durable={a.durable} lost={len(lost)}"
               + (f" first={lost[:4]}" if lost else ""))
         return 1 if lost else 0

@@ -167,8 +167,9 @@ crash_members_free() {
 # every member, the ppl's replay alone (no initial sync) must leave the
 # parity right; with a member whose failure the hole would hurt gone
 # (an error table), the flushed blocks must read back through the replayed
-# volume -- and, to show the hole was there to close, not through one
-# made over the same members without the ppl.
+# volume, and the blocks never written as zeros -- and, to show the hole
+# was there to close, not through one made over the same members without
+# the ppl.
 crash_recover_ppl() {
 	local layout=$1 n=$2 msz=$3 chunk=$4 vsz=$5 k=$6 durable=$7 members out rc=0 g how
 	shift 7
@@ -192,8 +193,9 @@ crash_recover_ppl() {
 		local opts=(2 initial_sync off)
 		[ $how = ppl ] && opts=(4 initial_sync off ppl /dev/mapper/ssat-r$n)
 		vol_create ssat-c "$vsz" "$layout" $chunk "$members" "${opts[@]}" || return 1
+		# every block: the hole may hurt one never written (zeros)
 		out=$(python3 "$TOP/tests/kernel/crash_replay.py" --verify /dev/mapper/ssat-c \
-			--durable "$durable" --writes "$WORK/writes.csv")
+			--durable "$durable" --writes "$WORK/writes.csv" --all-blocks $((vsz / 8)))
 		local lost=$?
 		info "member $g gone, $how: $out"
 		if [ $how = ppl ] && [ $lost != 0 ]; then
