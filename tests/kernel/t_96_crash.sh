@@ -165,11 +165,11 @@ crash_members_free() {
 # crash_recover_ppl LAYOUT N MSZ CHUNK VSZ POINT DURABLE REPLAY...: the members
 # and the ppl as the crash at POINT (one with the hole) left them.  With
 # every member, the ppl's replay alone (no initial sync) must leave the
-# parity right; with a member whose failure the hole would hurt gone
-# (an error table), the flushed blocks must read back through the replayed
-# volume, and the blocks never written as zeros -- and, to show the hole
-# was there to close, not through one made over the same members without
-# the ppl.
+# parity right; with any one member gone (an error table), the flushed
+# blocks must read back through the replayed volume, and the blocks never
+# written as zeros -- and, to show the hole was there to close, not through
+# one made over the same members without the ppl and without the member
+# whose failure the hole would hurt.
 crash_recover_ppl() {
 	local layout=$1 n=$2 msz=$3 chunk=$4 vsz=$5 k=$6 durable=$7 members out rc=0 g how
 	shift 7
@@ -186,10 +186,15 @@ crash_recover_ppl() {
 	crash_flushed_back "$durable" || rc=1
 	crash_members_free
 
-	for how in ppl none; do
+	# with the ppl, any one member gone (the parity's or a data member's);
+	# without it, the one the hole hurts
+	local run gone
+	for run in $(seq 0 $((n - 1))) none; do
+		how=ppl gone=$run
+		[ $run = none ] && how=none gone=$g
 		members=$(CRASH_BITMAP=1 crash_members "$k" "$n" "$msz" "$@") || return 1
-		dmsetup suspend ssat-r$g && dmsetup load ssat-r$g --table "0 $msz error" &&
-			dmsetup resume ssat-r$g || return 1
+		dmsetup suspend ssat-r$gone && dmsetup load ssat-r$gone --table "0 $msz error" &&
+			dmsetup resume ssat-r$gone || return 1
 		local opts=(2 initial_sync off)
 		[ $how = ppl ] && opts=(4 initial_sync off ppl /dev/mapper/ssat-r$n)
 		vol_create ssat-c "$vsz" "$layout" $chunk "$members" "${opts[@]}" || return 1
@@ -197,9 +202,9 @@ crash_recover_ppl() {
 		out=$(python3 "$TOP/tests/kernel/crash_replay.py" --verify /dev/mapper/ssat-c \
 			--durable "$durable" --writes "$WORK/writes.csv" --all-blocks $((vsz / 8)))
 		local lost=$?
-		info "member $g gone, $how: $out"
+		info "member $gone gone, $how: $out"
 		if [ $how = ppl ] && [ $lost != 0 ]; then
-			fail "the ppl did not close the hole: $out"; rc=1
+			fail "the ppl did not close the hole with member $gone gone: $out"; rc=1
 		elif [ $how = none ] && [ $lost = 0 ]; then
 			fail "without the ppl, member $g's loss lost nothing: the test shows no hole"; rc=1
 		fi
