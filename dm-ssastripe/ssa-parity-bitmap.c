@@ -351,18 +351,6 @@ static void ssa_bm_write_work(struct work_struct *work)
 	ssa_bm_start_ready(bm);
 }
 
-/* Members' volatile caches to their media. */
-static int ssa_bm_flush_members(struct ssa_ctx *sc)
-{
-	unsigned int m;
-	int r = 0;
-
-	for (m = 0; m < sc->nr_members && !r; m++)
-		if (!test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
-			r = blkdev_issue_flush(sc->members[m].dev->bdev);
-	return r;
-}
-
 /*
  * Clear the regions no write touched since the last pass and none holds
  * now.  Their bits leave @disk at once, so that a write arriving from now
@@ -392,7 +380,7 @@ static void ssa_bm_daemon(struct work_struct *work)
 	spin_unlock_irq(&bm->lock);
 	if (cleared && !READ_ONCE(bm->failed)) {
 		/* what ended in those regions is on the media first */
-		if (ssa_bm_flush_members(bm->sc)) {
+		if (ssa_flush_members(bm->sc)) {
 			/* not durable: the bits stay, as the device has them */
 			spin_lock_irq(&bm->lock);
 			bitmap_or(bm->mem, bm->mem, bm->cleared, bm->regions);
@@ -693,7 +681,7 @@ void ssa_bm_quiesced(struct ssa_parity *par)
 	cancel_delayed_work_sync(&bm->daemon);
 	flush_workqueue(bm->wq);
 	mutex_lock(&bm->io_mutex);
-	if (!bm->failed && !ssa_bm_flush_members(par->sc)) {
+	if (!bm->failed && !ssa_flush_members(par->sc)) {
 		spin_lock_irq(&bm->lock);
 		bitmap_copy(bm->mem, bm->resync, bm->regions);
 		bitmap_zero(bm->touched, bm->regions);

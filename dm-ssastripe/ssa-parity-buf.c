@@ -147,6 +147,28 @@ void ssa_compute_parity(struct ssa_pop *op, struct ssa_pgroup *pg)
 /* ---- synchronous I/O of page buffers --------------------------------- */
 
 /*
+ * Members' volatile caches to their media (the bitmap's and the ppl's
+ * daemons, before they let go of what they recorded).  A member whose
+ * flush fails has failed (its writes may be lost); the error is returned.
+ */
+int ssa_flush_members(struct ssa_ctx *sc)
+{
+	unsigned int m;
+	int r = 0, e;
+
+	for (m = 0; m < sc->nr_members; m++) {
+		if (test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
+			continue;
+		e = blkdev_issue_flush(sc->members[m].dev->bdev);
+		if (e) {
+			ssa_member_error(sc, m, BLK_STS_IOERR, NULL);
+			r = e;
+		}
+	}
+	return r;
+}
+
+/*
  * Read or write @bytes at @sector of @bdev from @pages, and wait: the
  * background walks' member I/O and the bitmap's (process context only).
  */

@@ -457,6 +457,20 @@ static void ssa_ppl_write_entry(struct ssa_ppl *ppl, struct ssa_pop *op,
 	submit_bio_noacct(bio);
 }
 
+/* The first group on @list (ppl->pending or ppl->logged), taken off. */
+static struct ssa_pgroup *ssa_ppl_next(struct ssa_ppl *ppl,
+				       struct list_head *list)
+{
+	struct ssa_pgroup *pg;
+
+	spin_lock_irq(&ppl->lock);
+	pg = list_first_entry_or_null(list, struct ssa_pgroup, ppl_node);
+	if (pg)
+		list_del(&pg->ppl_node);
+	spin_unlock_irq(&ppl->lock);
+	return pg;
+}
+
 /* The entries of the groups whose parity is computed, in their slots. */
 static void ssa_ppl_log_work(struct work_struct *work)
 {
@@ -465,15 +479,7 @@ static void ssa_ppl_log_work(struct work_struct *work)
 	unsigned int i, n;
 	u64 seq;
 
-	for (;;) {
-		spin_lock_irq(&ppl->lock);
-		pg = list_first_entry_or_null(&ppl->pending, struct ssa_pgroup,
-					      ppl_node);
-		if (pg)
-			list_del(&pg->ppl_node);
-		spin_unlock_irq(&ppl->lock);
-		if (!pg)
-			break;
+	while ((pg = ssa_ppl_next(ppl, &ppl->pending))) {
 		/* the last entry's completion may end the write: copies */
 		n = pg->ppl_n;
 		seq = pg->ppl_seq;
@@ -498,39 +504,8 @@ static void ssa_ppl_done_work(struct work_struct *work)
 		ssa_ppl_fail(ppl, "entry write", READ_ONCE(ppl->io_error));
 		mutex_unlock(&ppl->io_mutex);
 	}
-	for (;;) {
-		spin_lock_irq(&ppl->lock);
-		pg = list_first_entry_or_null(&ppl->logged, struct ssa_pgroup,
-					      ppl_node);
-		if (pg)
-			list_del(&pg->ppl_node);
-		spin_unlock_irq(&ppl->lock);
-		if (!pg)
-			break;
+	while ((pg = ssa_ppl_next(ppl, &ppl->logged)))
 		ssa_parity_writes(pg->op, pg);
-	}
-}
-
-/*
- * Members' volatile caches to their media.  A member whose flush fails
- * has failed (its writes may be lost): the error is returned, and the
- * tail stays where it is.
- */
-static int ssa_ppl_flush_members(struct ssa_ctx *sc)
-{
-	unsigned int m;
-	int r = 0, e;
-
-	for (m = 0; m < sc->nr_members; m++) {
-		if (test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
-			continue;
-		e = blkdev_issue_flush(sc->members[m].dev->bdev);
-		if (e) {
-			ssa_member_error(sc, m, BLK_STS_IOERR, NULL);
-			r = e;
-		}
-	}
-	return r;
 }
 
 /*
@@ -553,7 +528,7 @@ static void ssa_ppl_daemon(struct work_struct *work)
 	spin_unlock_irq(&ppl->lock);
 	/* a member that fails its flush is failed; the next pass retries */
 	if (!ppl->given_up && tail > ppl->tail_disk &&
-	    !ssa_ppl_flush_members(ppl->sc)) {
+	    !ssa_flush_members(ppl->sc)) {
 		r = ssa_ppl_write_sb(ppl, tail, 0);
 		if (r) {
 			ssa_ppl_fail(ppl, "superblock write", r);
@@ -898,7 +873,7 @@ static int ssa_ppl_load(struct ssa_ppl *ppl)
 		       flags & SSA_PPL_CLEAN ? "cleanly" : "without a suspend (a crash?)",
 		       r, torn);
 		/* what the replay wrote is durable before the log forgets it */
-		if (r && ssa_ppl_flush_members(sc)) {
+		if (r && ssa_flush_members(sc)) {
 			ssa_ppl_fail(ppl, "member flush after the replay", -EIO);
 			WRITE_ONCE(par->sync_pos, 0);
 			return 0;
@@ -960,7 +935,7 @@ void ssa_ppl_quiesced(struct ssa_parity *par)
 	if (READ_ONCE(ppl->failed))
 		ssa_ppl_fail(ppl, "entry write", READ_ONCE(ppl->io_error));
 	/* (a member that fails its flush leaves the entries to a replay) */
-	if (!ppl->given_up && !ssa_ppl_flush_members(par->sc)) {
+	if (!ppl->given_up && !ssa_flush_members(par->sc)) {
 		r = ssa_ppl_write_sb(ppl, ppl->head, SSA_PPL_CLEAN);
 		if (r)
 			ssa_ppl_fail(ppl, "superblock write", r);

@@ -167,6 +167,7 @@ void ssa_bio_to_buf(struct ssa_pop *op, struct page **dst, u32 doff,
 		    u32 loff, u32 sectors, bool copy);
 void ssa_copy_buf(struct page **dst, u32 doff, struct page **src, u32 soff,
 		  u32 bytes);
+int ssa_flush_members(struct ssa_ctx *sc);
 int ssa_pages_io(struct block_device *bdev, sector_t sector,
 		 struct page **pages, u32 bytes, blk_opf_t opf);
 struct hlist_head *ssa_bucket(struct ssa_parity *par, u64 key);
