@@ -332,8 +332,10 @@ def test_same_seed_closed_clients(dev):
     for c in range(3):
         x, y = runs[0][c], runs[1][c]
         n = min(len(x), len(y))
-        assert n > 50 and x[:n] == y[:n]
-    assert runs[0][0][:50] != runs[0][1][:50]    # clients have streams of their own
+        # how the 300 requests split between clients is timing's (45 of
+        # them for one client on a loaded host): enough to compare
+        assert n >= 20 and x[:n] == y[:n]
+    assert runs[0][0][:20] != runs[0][1][:20]    # clients have streams of their own
 
 
 def test_overrun(dev):
