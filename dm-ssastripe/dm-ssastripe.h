@@ -13,6 +13,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "ssa-bitmap.h"
 #include "ssa-layout.h"
 #include "ssa-trace-abi.h"
 
@@ -301,6 +302,7 @@ struct ssa_io {
 	struct list_head walk_node;	/* on the mirror walk's list of writes */
 	u64 walk_lo, walk_hi;	/* member sectors the write may touch */
 	bool walk_counted;	/* in the walk's count of unregistered writes */
+	struct ssa_bm_wait bmw;	/* mirror writes: claim on the bitmap's regions */
 	struct ssa_pop *pop;	/* parity layouts: the write operation */
 	struct bvec_iter iter;	/* parity layouts: the parent as mapped */
 	u16 segs[];

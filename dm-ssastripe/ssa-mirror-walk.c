@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * dm-ssastripe: the walks over a mirror volume's members: the rebuild of
- * the copies a table names, and check and repair, window by window, and
- * the hold they put on the writes that touch the window.
+ * the copies a table names; check and repair; the resync, after a crash,
+ * of the regions the write-intent bitmap had set (a repair over those
+ * regions only); window by window, and the hold they put on the writes
+ * that touch the window.
  */
 #include "ssa-mirror.h"
 
-/* Member rows [*lo, *hi) that logical [start, end) touches. */
-static void ssa_rows_of(struct ssa_ctx *sc, u64 start, u64 end, u64 *lo,
-			u64 *hi)
+/* Member sectors [*lo, *hi) (whole chunks) that logical [start, end) touches. */
+void ssa_rows_of(struct ssa_ctx *sc, u64 start, u64 end, u64 *lo, u64 *hi)
 {
 	const struct ssa_geom *g = &sc->geom;
 	u32 off, set;
@@ -268,6 +269,8 @@ static void ssa_rebuild_finish(struct ssa_ctx *sc)
 	}
 	ssa_walk_end(sc);
 	schedule_work(&sc->event_work);
+	/* what a crash left unsynced is resynced after the rebuild */
+	ssa_mirror_resync(sc);
 }
 
 void ssa_rebuild_work(struct work_struct *work)
@@ -378,13 +381,46 @@ static void ssa_check_set(struct ssa_ctx *sc, u32 set, u64 lo,
 	}
 }
 
+/*
+ * The next member sector at or after @pos the walk visits: every one for
+ * check and repair, those of the regions waiting for a resync for the
+ * resync.
+ */
+static u64 ssa_walk_next(struct ssa_ctx *sc, u64 pos)
+{
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+	u32 chunk = sc->geom.chunk;
+	u64 row;
+
+	if (mi->walk != SSA_MWALK_RESYNC || pos >= sc->member_len)
+		return pos;
+	row = ssa_bm_next_pending(mi->bm, div_u64(pos, chunk));
+	if (row == U64_MAX)
+		return sc->member_len;
+	return max(pos, row * chunk);
+}
+
+/* The resync has made member sectors [lo, hi) agree: done with their rows. */
+static void ssa_resync_done(struct ssa_ctx *sc, u64 lo, u64 hi)
+{
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+	u32 chunk = sc->geom.chunk;
+	u64 row;
+
+	for (row = div_u64(lo, chunk);
+	     min_t(u64, (row + 1) * chunk, sc->member_len) <= hi &&
+	     row * chunk < sc->member_len; row++)
+		ssa_bm_synced(mi->bm, row);
+}
+
 void ssa_check_work(struct work_struct *work)
 {
 	struct ssa_mirror *mi = container_of(work, struct ssa_mirror,
 					      check_work);
 	struct ssa_ctx *sc = mi->sc;
 	const char *name = dm_device_name(dm_table_get_md(sc->ti->table));
-	bool repair = mi->walk == SSA_MWALK_REPAIR;
+	bool resync = mi->walk == SSA_MWALK_RESYNC;
+	bool repair = resync || mi->walk == SSA_MWALK_REPAIR;
 	DECLARE_BITMAP(diff, SSA_RB_WINDOW);
 	struct page **ref, **cmp;
 	u64 lo, hi;
@@ -397,8 +433,9 @@ void ssa_check_work(struct work_struct *work)
 		r = -ENOMEM;
 	if (!r)
 		ssa_walk_begin(mi);
-	for (lo = 0; !r && lo < sc->member_len && !READ_ONCE(mi->stop);
-	     lo = hi) {
+	for (lo = ssa_walk_next(sc, 0);
+	     !r && lo < sc->member_len && !READ_ONCE(mi->stop);
+	     lo = ssa_walk_next(sc, hi)) {
 		hi = min_t(u64, lo + SSA_RB_WINDOW, sc->member_len);
 		ssa_window_set(mi, lo, hi);
 		for (set = 0; set < sc->geom.members; set++) {
@@ -409,9 +446,13 @@ void ssa_check_work(struct work_struct *work)
 				   bitmap_weight(diff, hi - lo));
 		}
 		ssa_window_clear(sc);
+		if (resync)
+			ssa_resync_done(sc, lo, hi);
 		WRITE_ONCE(mi->walk_pos, hi);
 		cond_resched();
 	}
+	if (!r && resync && !READ_ONCE(mi->stop))
+		WRITE_ONCE(mi->walk_pos, sc->member_len);
 	if (!r)
 		ssa_walk_end(sc);
 	DMINFO("%s: %s %s: %llu of %llu sectors per member, %llu mismatched%s",
@@ -424,6 +465,34 @@ void ssa_check_work(struct work_struct *work)
 	ssa_pages_free(cmp);
 	clear_bit(0, &mi->running);
 	schedule_work(&sc->event_work);
+}
+
+/* Start the walk @walk (check_work); the caller set mi->running. */
+static void ssa_walk_start(struct ssa_mirror *mi, enum ssa_mwalk walk)
+{
+	/* the last walk's work item may still be finishing */
+	flush_work(&mi->check_work);
+	WRITE_ONCE(mi->walk, walk);
+	WRITE_ONCE(mi->stop, false);
+	WRITE_ONCE(mi->walk_pos, 0);
+	WRITE_ONCE(mi->mismatches, 0);
+	queue_work(system_long_wq, &mi->check_work);
+}
+
+/*
+ * Resync the regions the bitmap had set at the first resume (a crash may
+ * have left their copies different), unless a rebuild runs (it starts the
+ * resync when it ends) or another walk does (the resync waits for the
+ * next resume).
+ */
+void ssa_mirror_resync(struct ssa_ctx *sc)
+{
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+
+	if (!ssa_bm_pending(mi->bm) || READ_ONCE(mi->active) ||
+	    test_and_set_bit(0, &mi->running))
+		return;
+	ssa_walk_start(mi, SSA_MWALK_RESYNC);
 }
 
 /* Message "check" or "repair": walk every set's copies. */
@@ -441,13 +510,7 @@ int ssa_mirror_scrub(struct ssa_ctx *sc, bool repair)
 		       ssa_mwalk_names[READ_ONCE(mi->walk)]);
 		return -EBUSY;
 	}
-	/* the last walk's work item may still be finishing */
-	flush_work(&mi->check_work);
-	WRITE_ONCE(mi->walk, repair ? SSA_MWALK_REPAIR : SSA_MWALK_CHECK);
-	WRITE_ONCE(mi->stop, false);
-	WRITE_ONCE(mi->walk_pos, 0);
-	WRITE_ONCE(mi->mismatches, 0);
-	queue_work(system_long_wq, &mi->check_work);
+	ssa_walk_start(mi, repair ? SSA_MWALK_REPAIR : SSA_MWALK_CHECK);
 	return 0;
 }
 
@@ -460,6 +523,10 @@ int ssa_mirror_idle(struct ssa_ctx *sc)
 		if (!READ_ONCE(mi->active))
 			return 0;
 		DMWARN("idle: the rebuild cannot be stopped (suspend pauses it)");
+		return -EBUSY;
+	}
+	if (READ_ONCE(mi->walk) == SSA_MWALK_RESYNC) {
+		DMWARN("idle: the resync cannot be stopped (suspend pauses it)");
 		return -EBUSY;
 	}
 	WRITE_ONCE(mi->stop, true);
@@ -476,12 +543,14 @@ void ssa_mirror_walk_status(struct ssa_ctx *sc, const char **action,
 	enum ssa_mwalk walk = READ_ONCE(mi->walk);
 
 	*mismatches = READ_ONCE(mi->mismatches);
-	if (walk == SSA_MWALK_CHECK || walk == SSA_MWALK_REPAIR) {
+	if (walk == SSA_MWALK_CHECK || walk == SSA_MWALK_REPAIR ||
+	    walk == SSA_MWALK_RESYNC) {
 		*pos = READ_ONCE(mi->walk_pos);
 		*action = test_bit(0, &mi->running) ? ssa_mwalk_names[walk] :
-			  "idle";
+			  ssa_bm_pending(mi->bm) ? "unsynced" : "idle";
 		return;
 	}
 	*pos = min_t(u64, ssa_rebuild_cursor(sc), sc->member_len);
-	*action = READ_ONCE(mi->active) ? ssa_mwalk_names[walk] : "idle";
+	*action = READ_ONCE(mi->active) ? ssa_mwalk_names[walk] :
+		  ssa_bm_pending(mi->bm) ? "unsynced" : "idle";
 }

@@ -34,9 +34,15 @@
  * writes are in flight first waits for those (they were mapped before the
  * walk could register them).
  *
+ * With "bitmap <dev>" (ssa-bitmap.c) a write first waits for the bits of
+ * the regions of member chunks it touches to be on the bitmap device; the
+ * regions still set at the first resume are resynced (a repair over those
+ * regions only), and until then their reads go to the copy the resync
+ * copies from.
+ *
  * Files: this one (the fork, reads and their retries, writes, the
- * personality), ssa-mirror-walk.c (rebuild, check, repair, and their
- * hold on writes), and the private header ssa-mirror.h.
+ * personality), ssa-mirror-walk.c (rebuild, check, repair, resync, and
+ * their hold on writes), and the private header ssa-mirror.h.
  */
 #include "ssa-compat.h"
 #include "ssa-mirror.h"
@@ -83,8 +89,28 @@ static int ssa_choose(struct ssa_ctx *sc, u32 set, u64 ms, u64 me,
 {
 	unsigned int policy = READ_ONCE(sc->read_policy);
 	unsigned int k, i, start = 0, copies = sc->copies;
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
 	u64 best_v = U64_MAX;
 	int best = -1;
+
+	/*
+	 * Where a crash may have left the copies different (a region waiting
+	 * for the resync), every read goes to the copy the resync copies
+	 * from -- the first in-sync copy that can be read -- so that two
+	 * reads never disagree.
+	 */
+	if (unlikely(mi->bm) &&
+	    ssa_bm_range_pending(mi->bm, div_u64(ms, sc->geom.chunk),
+				 div_u64(me - 1, sc->geom.chunk))) {
+		for (k = 0; k < copies; k++) {
+			unsigned int m = ssa_mirror_member(set, copies, k);
+
+			if (!(exclude & BIT_ULL(m)) &&
+			    !(READ_ONCE(sc->members[m].flags) &
+			      (BIT(SSA_MEMBER_FAILED) | BIT(SSA_MEMBER_REBUILD))))
+				return m;
+		}
+	}
 
 	/*
 	 * Ties (and split's pieces too small to divide) go round robin;
@@ -442,6 +468,8 @@ static void ssa_mirror_join(struct ssa_io *io)
 	u64 failed, set_mask;
 	unsigned int s;
 
+	ssa_bm_release(mi->bm, &io->bmw);
+
 	if (io->walk_hi) {
 		spin_lock_irqsave(&mi->lock, flags);
 		list_del(&io->walk_node);
@@ -470,9 +498,34 @@ static void ssa_mirror_join(struct ssa_io *io)
 	}
 }
 
+/* Past the bitmap: a write waits for a walk's window, then forks. */
+static void ssa_mirror_admit(struct ssa_ctx *sc, struct ssa_io *io,
+			     struct bio *bio, u8 op, u64 start, u64 end,
+			     bool from_map)
+{
+	if (op != SSA_OP_READ && op != SSA_OP_FLUSH &&
+	    ssa_rebuild_admit(sc, io, bio, start, end))
+		return;
+	ssa_mirror_fork(sc, io, bio, op, start, end, from_map);
+}
+
+/* The bitmap's work: the bits of a write that waited are on the device. */
+static void ssa_mirror_bm_go(struct ssa_ctx *sc, struct ssa_bm_wait *w)
+{
+	struct ssa_io *io = container_of(w, struct ssa_io, bmw);
+	struct bio *bio = dm_bio_from_per_bio_data(io, sc->io_size);
+	u64 start = dm_target_offset(sc->ti, bio->bi_iter.bi_sector);
+
+	ssa_mirror_admit(sc, io, bio, ssa_op_of(bio), start,
+			 start + bio_sectors(bio), false);
+}
+
 static int ssa_mirror_map(struct ssa_ctx *sc, struct ssa_io *io,
 			  struct bio *bio, u8 op, u64 start, u64 end)
 {
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+	u64 lo, hi;
+
 	/* Cut the request here if a gathered child would need too many bvecs. */
 	if ((op == SSA_OP_READ || op == SSA_OP_WRITE) && sc->coalesce &&
 	    ssa_chunks(sc, start, end) > sc->geom.members)
@@ -480,10 +533,15 @@ static int ssa_mirror_map(struct ssa_ctx *sc, struct ssa_io *io,
 
 	io->walk_hi = 0;
 	io->walk_counted = false;
-	if (op != SSA_OP_READ && op != SSA_OP_FLUSH &&
-	    ssa_rebuild_admit(sc, io, bio, start, end))
-		return DM_MAPIO_SUBMITTED;
-	ssa_mirror_fork(sc, io, bio, op, start, end, true);
+	ssa_bm_wait_init(&io->bmw);
+	/* a write's regions on the bitmap device first (if it has one) */
+	if (unlikely(mi->bm) && op != SSA_OP_READ && op != SSA_OP_FLUSH) {
+		ssa_rows_of(sc, start, end, &lo, &hi);
+		if (!ssa_bm_gate(mi->bm, &io->bmw, div_u64(lo, sc->geom.chunk),
+				 div_u64(hi - 1, sc->geom.chunk)))
+			return DM_MAPIO_SUBMITTED;
+	}
+	ssa_mirror_admit(sc, io, bio, op, start, end, true);
 	return DM_MAPIO_SUBMITTED;
 }
 
@@ -533,6 +591,7 @@ static unsigned int ssa_mirror_status(struct ssa_ctx *sc, status_type_t type,
 		return sz;
 	}
 	ssa_mirror_walk_status(sc, &action, &pos, &bad);
+	sz = ssa_bm_status(ssa_mirror_of(sc)->bm, result, maxlen, sz);
 	DMEMIT(" %u %s %s %llu/%llu %llu", sc->copies, policy, action, pos,
 	       (unsigned long long)sc->member_len, bad);
 	return sz;
@@ -593,13 +652,21 @@ static void ssa_mirror_stop(struct ssa_ctx *sc)
 	flush_work(&mi->check_work);
 }
 
-/* On resume: go on copying from the cursor. */
+/*
+ * On resume: the bitmap's daemon; go on copying from the cursor, or
+ * resync what the bitmap holds (after the rebuild, if one runs).
+ */
 static void ssa_mirror_start(struct ssa_ctx *sc)
 {
 	struct ssa_mirror *mi = ssa_mirror_of(sc);
 
-	if (!mi || !mi->wq || !READ_ONCE(mi->active))
+	if (!mi)
 		return;
+	ssa_bm_start(mi->bm);
+	if (!mi->wq || !READ_ONCE(mi->active)) {
+		ssa_mirror_resync(sc);
+		return;
+	}
 	WRITE_ONCE(mi->stop, false);
 	mi->started = jiffies;
 	mi->copied = 0;
@@ -625,6 +692,7 @@ static void ssa_mirror_free(struct ssa_ctx *sc)
 	if (!mi)
 		return;
 	ssa_mirror_stop(sc);
+	ssa_bm_free(mi->bm);
 	/* @retry_work ran on sc->wq, drained when ssa_free() destroyed it */
 	if (mi->wq)
 		destroy_workqueue(mi->wq);
@@ -659,6 +727,13 @@ static int ssa_mirror_alloc(struct ssa_ctx *sc)
 	INIT_WORK(&mi->check_work, ssa_check_work);
 	mi->stop = true;
 	mi->walk_pos = sc->member_len;
+	if (sc->meta_dev) {
+		int r = ssa_bm_create(sc, DIV_ROUND_UP_ULL(sc->member_len,
+							   sc->geom.chunk),
+				      NULL, ssa_mirror_bm_go, &mi->bm);
+		if (r)
+			return r;
+	}
 	if (!sc->rebuild_mask) {
 		mi->cursor = sc->member_len;
 		return 0;
@@ -679,10 +754,21 @@ nomem:
 	return -ENOMEM;
 }
 
+static int ssa_mirror_prepare(struct ssa_ctx *sc)
+{
+	return ssa_bm_prepare(ssa_mirror_of(sc)->bm);
+}
+
+static void ssa_mirror_quiesced(struct ssa_ctx *sc)
+{
+	ssa_bm_quiesced(ssa_mirror_of(sc)->bm);
+}
+
 const struct ssa_layout_ops ssa_mirror_ops = {
 	.opts = SSA_COMMON_OPTS | BIT(SSA_OPT_COALESCE) | BIT(SSA_OPT_COPIES) |
 		BIT(SSA_OPT_READ_POLICY) | BIT(SSA_OPT_REBUILD_RATE) |
-		BIT(SSA_OPT_REBUILD),
+		BIT(SSA_OPT_REBUILD) | BIT(SSA_OPT_BITMAP) |
+		BIT(SSA_OPT_BITMAP_REGION),
 	.discards = true,
 	.check_opts = ssa_mirror_check_opts,
 	.alloc = ssa_mirror_alloc,
@@ -696,4 +782,6 @@ const struct ssa_layout_ops ssa_mirror_ops = {
 	.status = ssa_mirror_status,
 	.stop = ssa_mirror_stop,
 	.start = ssa_mirror_start,
+	.prepare = ssa_mirror_prepare,
+	.quiesced = ssa_mirror_quiesced,
 };

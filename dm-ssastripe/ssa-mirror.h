@@ -26,6 +26,7 @@ enum ssa_mwalk {
 	SSA_MWALK_REBUILD,
 	SSA_MWALK_CHECK,
 	SSA_MWALK_REPAIR,
+	SSA_MWALK_RESYNC,
 };
 
 static const char * const ssa_mwalk_names[] = {
@@ -33,15 +34,17 @@ static const char * const ssa_mwalk_names[] = {
 	[SSA_MWALK_REBUILD] = "rebuild",
 	[SSA_MWALK_CHECK] = "check",
 	[SSA_MWALK_REPAIR] = "repair",
+	[SSA_MWALK_RESYNC] = "resync",
 };
 
 /*
  * The mirror layout's private state (sc->priv): read balancing, the retry
- * of failed reads, and the walks over the members (rebuild, check,
- * repair).
+ * of failed reads, the walks over the members (rebuild, check, repair,
+ * the resync after a crash) and the write-intent bitmap.
  */
 struct ssa_mirror {
 	struct ssa_ctx *sc;
+	struct ssa_bitmap *bm;	/* option "bitmap": rows are member chunks */
 	atomic_t rr;		/* round-robin position of reads */
 	spinlock_t retry_lock;
 	struct bio_list retry;	/* read children to retry on another copy */
@@ -89,6 +92,8 @@ void ssa_mirror_fork(struct ssa_ctx *sc, struct ssa_io *io, struct bio *parent,
 		     u8 op, u64 start, u64 end, bool from_map);
 
 /* ssa-mirror-walk.c */
+void ssa_rows_of(struct ssa_ctx *sc, u64 start, u64 end, u64 *lo, u64 *hi);
+void ssa_mirror_resync(struct ssa_ctx *sc);
 bool ssa_rebuild_admit(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		       u64 start, u64 end);
 void ssa_rebuild_work(struct work_struct *work);

@@ -140,14 +140,14 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 	[SSA_OPT_BITMAP] = {
 		.name = "bitmap",
 		.device = true,
-		.only = SSA_ONLY_PARITY,
+		.only = "bitmap is an option of the mirror, raid5 and pstripe layouts",
 	},
 	[SSA_OPT_BITMAP_REGION] = {
 		.name = "bitmap_region",
 		.range = { 1, INT_MAX,
-			   "Invalid bitmap_region: expected parity groups a region, at least 1" },
+			   "Invalid bitmap_region: expected rows a region, at least 1" },
 		.def = 0,	/* 0: chosen by the layout */
-		.only = SSA_ONLY_PARITY,
+		.only = "bitmap_region is an option of the mirror, raid5 and pstripe layouts",
 	},
 	[SSA_OPT_PPL] = {
 		.name = "ppl",

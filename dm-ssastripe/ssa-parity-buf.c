@@ -144,54 +144,6 @@ void ssa_compute_parity(struct ssa_pop *op, struct ssa_pgroup *pg)
 			    0, span << SECTOR_SHIFT);
 }
 
-/* ---- synchronous I/O of page buffers --------------------------------- */
-
-/*
- * Members' volatile caches to their media (the bitmap's and the ppl's
- * daemons, before they let go of what they recorded).  A member whose
- * flush fails has failed (its writes may be lost); the error is returned.
- */
-int ssa_flush_members(struct ssa_ctx *sc)
-{
-	unsigned int m;
-	int r = 0, e;
-
-	for (m = 0; m < sc->nr_members; m++) {
-		if (test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
-			continue;
-		e = blkdev_issue_flush(sc->members[m].dev->bdev);
-		if (e) {
-			ssa_member_error(sc, m, BLK_STS_IOERR, NULL);
-			r = e;
-		}
-	}
-	return r;
-}
-
-/*
- * Read or write @bytes at @sector of @bdev from @pages, and wait: the
- * background walks' member I/O and the bitmap's (process context only).
- */
-int ssa_pages_io(struct block_device *bdev, sector_t sector,
-		 struct page **pages, u32 bytes, blk_opf_t opf)
-{
-	unsigned int i, n = DIV_ROUND_UP(bytes, PAGE_SIZE);
-	struct bio *bio;
-	int r;
-
-	bio = bio_alloc(bdev, n, opf, GFP_NOIO);
-	bio->bi_iter.bi_sector = sector;
-	for (i = 0; i < n; i++) {
-		u32 b = min_t(u32, PAGE_SIZE, bytes);
-
-		__bio_add_page(bio, pages[i], b, 0);
-		bytes -= b;
-	}
-	r = submit_bio_wait(bio);
-	bio_put(bio);
-	return r;
-}
-
 /* ---- group locks ---------------------------------------------------- */
 
 struct hlist_head *ssa_bucket(struct ssa_parity *par, u64 key)
@@ -235,7 +187,7 @@ void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op)
 		par->retry = true;
 	spin_unlock_irqrestore(&par->lock, flags);
 	op->locked = false;
-	ssa_bm_release(op);
+	ssa_bm_release(par->bm, &op->bmw);
 	ssa_ppl_release(op);
 	if (kick)
 		queue_work(par->start_wq, &par->start_work);

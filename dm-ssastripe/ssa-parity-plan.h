@@ -16,6 +16,7 @@
 #endif
 
 #include "ssa-layout.h"
+#include "ssa-bitmap.h"
 
 #define SSA_OP_PAGES		512	/* pages of one operation, at most */
 #define SSA_OP_GROUPS		16	/* group spans of one operation */
@@ -94,11 +95,11 @@ struct ssa_pop {
 	struct bvec_iter iter;	/* the parent's data as it arrived */
 	u8 sync;		/* enum ssa_sync, fixed at arrival */
 	bool locked;
-	bool bm_held;		/* counted in its bitmap regions */
 	bool ppl_gated;		/* passed the ppl's gate (ssa_ppl_gate()) */
 	bool ppl;		/* its groups are logged before they are written */
 	int failed;		/* the member failed at arrival, or -1 */
 	struct list_head wait;
+	struct ssa_bm_wait bmw;	/* its claim on the bitmap's regions */
 	unsigned int nr_groups, nr_tasks, nr_locks, nr_pages, nr_alloc;
 	struct ssa_pgroup *groups;
 	struct ssa_ptask *tasks;

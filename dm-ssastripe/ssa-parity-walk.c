@@ -129,7 +129,7 @@ void ssa_unsynced_warn(struct ssa_ctx *sc, int m)
 {
 	struct ssa_parity *par = ssa_par(sc);
 
-	if (ssa_bm_pending(par))
+	if (ssa_bm_pending(par->bm))
 		DMERR("%s: member %d lost before the bitmap's resync: its regions not rebuildable",
 		      dm_device_name(dm_table_get_md(sc->ti->table)), m);
 	if (READ_ONCE(par->sync_pos) >= sc->geom.rows)
@@ -150,7 +150,7 @@ static u64 ssa_resync_next(struct ssa_parity *par, u64 idx)
 
 	if (idx >= pos)
 		return idx;
-	return min(pos, ssa_bm_next_pending(par, idx));
+	return min(pos, ssa_bm_next_pending(par->bm, idx));
 }
 
 static int ssa_rebuild_walk(struct ssa_ctx *sc);
@@ -217,7 +217,7 @@ void ssa_scrub_work(struct work_struct *work)
 		if (!r && resync) {
 			if (idx >= READ_ONCE(par->sync_pos))
 				WRITE_ONCE(par->sync_pos, idx + 1);
-			ssa_bm_synced(par, idx);
+			ssa_bm_synced(par->bm, idx);
 		}
 		ssa_drop_lock(sc, &par->scrub_lock);
 		if (r)
@@ -287,7 +287,7 @@ int ssa_parity_scrub(struct ssa_ctx *sc, bool repair)
 		       repair ? "repair" : "check");
 		return -EBUSY;
 	}
-	if ((READ_ONCE(par->sync_pos) < sc->geom.rows || ssa_bm_pending(par)) &&
+	if ((READ_ONCE(par->sync_pos) < sc->geom.rows || ssa_bm_pending(par->bm)) &&
 	    !test_bit(0, &par->scrub_running)) {
 		DMWARN("%s: the initial sync has not finished (it goes on at resume)",
 		       repair ? "repair" : "check");
@@ -339,10 +339,10 @@ void ssa_parity_resume(struct ssa_ctx *sc)
 
 	if (!par)
 		return;
-	ssa_bm_start(par);
+	ssa_bm_start(par->bm);
 	ssa_ppl_start(par);
 	if (READ_ONCE(par->rb_active)) {
-		if (ssa_bm_pending(par))
+		if (ssa_bm_pending(par->bm))
 			DMWARN("%s: rebuild of %d: bitmap regions unsynced: parity may lie",
 			       dm_device_name(dm_table_get_md(sc->ti->table)),
 			       par->rb_member);
@@ -355,7 +355,7 @@ void ssa_parity_resume(struct ssa_ctx *sc)
 		ssa_walk_start(par, SSA_WALK_REBUILD, READ_ONCE(par->rb_pos));
 		return;
 	}
-	if (READ_ONCE(par->sync_pos) >= sc->geom.rows && !ssa_bm_pending(par))
+	if (READ_ONCE(par->sync_pos) >= sc->geom.rows && !ssa_bm_pending(par->bm))
 		return;
 	if (ssa_nr_failed(sc, &f)) {
 		ssa_unsynced_warn(sc, f);
@@ -381,7 +381,7 @@ bool ssa_span_synced(struct ssa_ctx *sc, const struct ssa_group *grp,
 	if (idx + (nchunks - 1) * step >= READ_ONCE(par->sync_pos))
 		return false;
 	for (i = 0; par->bm && i < nchunks; i++)
-		if (ssa_bm_group_pending(par, idx + i * step))
+		if (ssa_bm_row_pending(par->bm, idx + i * step))
 			return false;
 	return true;
 }

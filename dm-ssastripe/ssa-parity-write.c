@@ -428,6 +428,38 @@ void ssa_rb_refuse(struct ssa_pop *op)
 }
 
 /*
+ * Count @op in the bitmap regions of its groups: false while it waits for
+ * their bits, after which ssa_parity_bm_go() starts it.
+ */
+static bool ssa_op_bm_gate(struct ssa_parity *par, struct ssa_pop *op)
+{
+	u64 first = U64_MAX, last = 0;
+	unsigned int i;
+
+	if (!op->nr_locks)
+		return true;
+	for (i = 0; i < op->nr_locks; i++) {
+		first = min(first, op->locks[i].key);
+		last = max(last, op->locks[i].key);
+	}
+	atomic_inc(&op->io->pending);	/* the bitmap work's, if it waits */
+	if (ssa_bm_gate(par->bm, &op->bmw, first, last)) {
+		atomic_dec(&op->io->pending);	/* the caller holds another */
+		return true;
+	}
+	return false;
+}
+
+/* The bitmap's work: the bits of @w's write are on the device. */
+void ssa_parity_bm_go(struct ssa_ctx *sc, struct ssa_bm_wait *w)
+{
+	struct ssa_pop *op = container_of(w, struct ssa_pop, bmw);
+
+	ssa_op_go(op, false);
+	ssa_io_put(op->io);
+}
+
+/*
  * Locks held.  While a member is being rebuilt, the groups of the write
  * whose chunk of it is not rebuilt yet are rebuilt first, on a worker
  * (the write may read that chunk: its old data or old parity).
@@ -439,7 +471,7 @@ void ssa_op_go(struct ssa_pop *op, bool from_map)
 	unsigned int i;
 
 	/* its regions' bits on the bitmap device first (if it has one) */
-	if (unlikely(par->bm) && !ssa_bm_gate(op))
+	if (unlikely(par->bm) && !ssa_op_bm_gate(par, op))
 		return;
 	/* its slots in the partial parity log (if it has one) */
 	if (unlikely(par->ppl) && !ssa_ppl_gate(op))
@@ -561,7 +593,7 @@ int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io,
 	op->parent = bio;
 	op->sync = READ_ONCE(sc->sync);
 	op->locked = false;
-	op->bm_held = false;
+	ssa_bm_wait_init(&op->bmw);
 	op->ppl = false;
 	op->ppl_gated = false;
 	op->failed = failed;

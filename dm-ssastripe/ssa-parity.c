@@ -53,9 +53,9 @@
  * points), ssa-parity-buf.c (XOR, copies, group locks, pages),
  * ssa-parity-read.c (degraded reads and recovered old data),
  * ssa-parity-walk.c (check, repair, initial sync, rebuild),
- * ssa-parity-bitmap.c (the write-intent bitmap), ssa-parity-ppl.c (the
- * partial parity log that closes the write hole), and the private header
- * ssa-parity.h.
+ * ssa-parity-ppl.c (the partial parity log that closes the write hole),
+ * and the private header ssa-parity.h; the write-intent bitmap, shared
+ * with the mirror, is ssa-bitmap.c.
  */
 #include "ssa-parity.h"
 
@@ -81,7 +81,7 @@ static int ssa_parity_fail(struct ssa_ctx *sc, unsigned int m)
 	/* a check would compare against the member left behind */
 	ssa_parity_scrub_stop(sc);
 	ssa_member_fail(sc, m);
-	if (READ_ONCE(par->sync_pos) < sc->geom.rows || ssa_bm_pending(par))
+	if (READ_ONCE(par->sync_pos) < sc->geom.rows || ssa_bm_pending(par->bm))
 		ssa_unsynced_warn(sc, m);
 	return 0;
 }
@@ -99,7 +99,7 @@ static void ssa_parity_walk_status(struct ssa_ctx *sc, const char **action,
 		*action = "rebuild_stopped";	/* a failure, or not resumed */
 		*pos = READ_ONCE(par->rb_pos);
 	} else if (READ_ONCE(par->sync_pos) < sc->geom.rows ||
-		   ssa_bm_pending(par)) {
+		   ssa_bm_pending(par->bm)) {
 		*action = "unsynced";	/* stopped short, or not resumed yet */
 		*pos = READ_ONCE(par->sync_pos);
 	} else {
@@ -151,7 +151,9 @@ static int ssa_parity_alloc(struct ssa_ctx *sc)
 	if (sc->meta_dev) {
 		sc->priv = par;
 		r = test_bit(SSA_OPT_PPL, &sc->opts_given) ?
-		    ssa_ppl_create(par) : ssa_bm_create(par);
+		    ssa_ppl_create(par) :
+		    ssa_bm_create(sc, sc->geom.rows, &par->sync_pos,
+				  ssa_parity_bm_go, &par->bm);
 		if (r)
 			return r;
 	}
@@ -208,7 +210,8 @@ static void ssa_parity_free(struct ssa_ctx *sc)
 	if (!par)
 		return;
 	ssa_parity_scrub_stop(sc);
-	ssa_bm_free(par);
+	ssa_bm_free(par->bm);
+	par->bm = NULL;
 	ssa_ppl_free(par);
 	if (par->start_wq)
 		destroy_workqueue(par->start_wq);
@@ -322,7 +325,7 @@ static unsigned int ssa_parity_status(struct ssa_ctx *sc, status_type_t type,
 		return sz;
 	}
 	ssa_parity_walk_status(sc, &action, &pos, &bad);
-	sz = ssa_bm_status(ssa_par(sc), result, maxlen, sz);
+	sz = ssa_bm_status(ssa_par(sc)->bm, result, maxlen, sz);
 	sz = ssa_ppl_status(ssa_par(sc), result, maxlen, sz);
 	DMEMIT(" %s %s %s %s %llu/%llu %llu", rotation ?: "-", sync, wm,
 	       action, pos, sc->geom.rows, bad);
@@ -336,12 +339,12 @@ static unsigned int ssa_parity_status(struct ssa_ctx *sc, status_type_t type,
 
 static int ssa_parity_prepare(struct ssa_ctx *sc)
 {
-	return ssa_bm_prepare(ssa_par(sc)) ?: ssa_ppl_prepare(ssa_par(sc));
+	return ssa_bm_prepare(ssa_par(sc)->bm) ?: ssa_ppl_prepare(ssa_par(sc));
 }
 
 static void ssa_parity_quiesced(struct ssa_ctx *sc)
 {
-	ssa_bm_quiesced(ssa_par(sc));
+	ssa_bm_quiesced(ssa_par(sc)->bm);
 	ssa_ppl_quiesced(ssa_par(sc));
 }
 

@@ -167,9 +167,6 @@ void ssa_bio_to_buf(struct ssa_pop *op, struct page **dst, u32 doff,
 		    u32 loff, u32 sectors, bool copy);
 void ssa_copy_buf(struct page **dst, u32 doff, struct page **src, u32 soff,
 		  u32 bytes);
-int ssa_flush_members(struct ssa_ctx *sc);
-int ssa_pages_io(struct block_device *bdev, sector_t sector,
-		 struct page **pages, u32 bytes, blk_opf_t opf);
 struct hlist_head *ssa_bucket(struct ssa_parity *par, u64 key);
 bool ssa_lock_or_wait(struct ssa_parity *par, struct ssa_pop *op);
 void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op);
@@ -188,6 +185,7 @@ void ssa_parity_started(struct bio *bio);
 void ssa_op_start(struct ssa_pop *op, bool from_map);
 void ssa_rb_refuse(struct ssa_pop *op);
 void ssa_op_go(struct ssa_pop *op, bool from_map);
+void ssa_parity_bm_go(struct ssa_ctx *sc, struct ssa_bm_wait *w);
 void ssa_parity_work(struct work_struct *work);
 void ssa_start_work(struct work_struct *work);
 int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
@@ -207,21 +205,6 @@ bool ssa_span_synced(struct ssa_ctx *sc, const struct ssa_group *grp,
 		     u32 nchunks);
 int ssa_unsynced(struct ssa_ctx *sc, unsigned int f, u64 idx);
 void ssa_prebuild_work(struct work_struct *work);
-
-/* ssa-parity-bitmap.c */
-int ssa_bm_create(struct ssa_parity *par);
-void ssa_bm_free(struct ssa_parity *par);
-int ssa_bm_prepare(struct ssa_parity *par);
-void ssa_bm_start(struct ssa_parity *par);
-void ssa_bm_quiesced(struct ssa_parity *par);
-bool ssa_bm_gate(struct ssa_pop *op);
-void ssa_bm_release(struct ssa_pop *op);
-bool ssa_bm_pending(struct ssa_parity *par);
-bool ssa_bm_group_pending(struct ssa_parity *par, u64 idx);
-u64 ssa_bm_next_pending(struct ssa_parity *par, u64 idx);
-void ssa_bm_synced(struct ssa_parity *par, u64 idx);
-unsigned int ssa_bm_status(struct ssa_parity *par, char *result,
-			   unsigned int maxlen, unsigned int sz);
 
 /* ssa-parity-ppl.c */
 int ssa_ppl_create(struct ssa_parity *par);

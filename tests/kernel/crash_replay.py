@@ -60,7 +60,7 @@ import sys
 import zlib
 
 MAGIC = 0x6A736677736872
-BM_SB_SECTORS = 8               # the bitmap's superblock (ssa-parity-bitmap.c)
+BM_SB_SECTORS = 8               # the bitmap's superblock (ssa-bitmap.c)
 BM_MAX_BYTES = 1 << 17          # its bits: at most 2^20 regions
 PPL_BLOCK = 4096                # the ppl's unit (ssa-parity-ppl.c)
 PPL_SB = struct.Struct("<8sIIIIQQIIQQQQI")
@@ -294,9 +294,10 @@ def load_writes(path):
 
 def bitmap_bit(img, bm, unit):
     """Whether the write-intent bitmap in img (bm: its first sector in the
-    data device and the groups a region) has the bit of group ``unit``."""
+    data device and the rows a region) has the bit of ``unit``: a parity
+    group, or a mirror's (set, member chunk row), whose row counts."""
     sector, region = bm
-    r = unit // region
+    r = (unit[1] if isinstance(unit, tuple) else unit) // region
     return bool(img[(sector + BM_SB_SECTORS) * SECTOR + r // 8] >> (r % 8) & 1)
 
 

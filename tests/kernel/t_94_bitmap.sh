@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# The parity layouts' write-intent bitmap (table option "bitmap <dev>"):
-# bits set before writes and cleared once idle, a clean stop that leaves
-# nothing to resync, a stop without a suspend (the bitmap device failing,
-# as a crash would leave it) after which only the regions that were being
-# written are resynced -- shown by stale parity planted in one of them,
-# which the resync mends, and in another, which it does not touch --
-# faster than a full initial sync; and malformed bitmap tables.
+# The write-intent bitmap (table option "bitmap <dev>") of the parity
+# layouts and the mirror: bits set before writes and cleared once idle, a
+# clean stop that leaves nothing to resync, a stop without a suspend (the
+# bitmap device failing, as a crash would leave it) after which only the
+# regions that were being written are resynced -- shown by stale parity
+# (differing copies) planted in one of them, which the resync mends, and in
+# another, which it does not touch -- faster than a full initial sync; the
+# mirror's reads of a region waiting for its resync all served by one copy;
+# and malformed bitmap tables.
 #
 # Uses parity_ok and wait_synced (t_98), bad_table (t_50).
 
@@ -196,8 +198,8 @@ parity_bitmap_bad_tables() {
 	bad_table bitmap-region-alone "$T 2 bitmap_region 16" "bitmap_region needs a bitmap device" || rc=1
 	bad_table bitmap-region-tiny "0 $((3 << 21)) ssastripe raid5 1 4 $big 4 bitmap $bm bitmap_region 1" \
 		"bitmap_region too small" || rc=1
-	bad_table bitmap-mirror "0 8192 ssastripe mirror 8 2 /dev/ram0 0 /dev/ram1 0 2 bitmap $bm" \
-		"Option only valid for the raid5 and pstripe layouts" || rc=1
+	bad_table bitmap-stripe "0 8192 ssastripe stripe 8 2 /dev/ram0 0 /dev/ram1 0 2 bitmap $bm" \
+		"bitmap is an option of the mirror, raid5 and pstripe layouts" || rc=1
 	# a bitmap written for one geometry refuses another
 	dmsetup create ssat-v --table "$T 4 bitmap $bm initial_sync off" || { fail "cannot create the volume"; return 1; }
 	vol_remove ssat-v
@@ -211,3 +213,96 @@ parity_bitmap_bad_tables() {
 	return $rc
 }
 register parity_bitmap_bad_tables parity_bitmap_bad_tables
+
+# ---- the mirror's bitmap ------------------------------------------------
+
+# mb_sum MEMBER BLOCK: sha256 of 4 KiB block BLOCK of ssat-mMEMBER
+mb_sum() { dd if=/dev/mapper/ssat-m$1 bs=4k skip="$2" count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+
+# vol_sum BLOCK: sha256 of 4 KiB block BLOCK of ssat-v
+vol_sum() { dd if=/dev/mapper/ssat-v bs=4k skip="$1" count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+
+# A three-copy RAID 1 over ssat-m0..2 (linear over ram0-2, 32 MiB each;
+# 4 KiB chunks: 8192 member chunks, 512 regions of 16), the bitmap on
+# ssat-bm.  Logical block b is member chunk b on every copy.
+mbm_volume() {	# mbm_volume [OPTS...]
+	local -a o=(copies 3 read_policy round_robin bitmap /dev/mapper/ssat-bm "$@")
+	vol_create ssat-v 65536 mirror 8 "$BM_MEMBERS" "${#o[@]}" "${o[@]}"
+}
+
+mirror_bitmap() {
+	local rc=0 v=/dev/mapper/ssat-v bm i want got out
+	wipe 32 /dev/ram0 /dev/ram1 /dev/ram2
+	BM_MEMBERS=$(lin_members 3 65536) || return 1
+	loop_members 1 1 || return 1
+	bm=${LOOPS[0]}
+	dmsetup create ssat-bm --table "0 2048 linear $bm 0" || return 1
+
+	klog_mark
+	mbm_volume || return 1
+	klog_since | grep -q "bitmap .*: new, 512 regions of 16 member chunks" || { fail "no log line for a new bitmap"; rc=1; }
+	expect_eq "bitmap at start" "$(bm_field ssat-v)" 0/512 || rc=1
+	expect_eq "action at start" "$(dmsetup status ssat-v | awk '{print $(NF-2)}')" idle || rc=1
+	bm_writer 0
+	bm_wait ssat-v 1/512 || rc=1
+	kill $BM_PID; wait $BM_PID 2>/dev/null
+	bm_wait ssat-v 0/512 || rc=1
+	vol_remove ssat-v
+	expect_eq "superblock flags after a clean stop" "$(bm_sb_flags /dev/mapper/ssat-bm)" 1 || rc=1
+	klog_mark
+	mbm_volume || return 1
+	klog_since | grep -q "stopped cleanly, 0 of 512 regions to resync" || { fail "no clean-stop log line"; rc=1; }
+
+	# regions 15 (block 240) and 231 (block 3696) dirty while the bitmap
+	# device fails: its last state is what a crash would leave
+	bm_writer 240 3696
+	bm_wait ssat-v 2/512 || rc=1
+	dmsetup load ssat-bm --table "0 2048 error" && dmsetup suspend ssat-bm && dmsetup resume ssat-bm
+	dd if=/dev/urandom of=$v bs=4k count=1 seek=30 oflag=direct status=none ||
+		{ fail "a write failed with the bitmap device failing"; rc=1; }
+	bm_wait ssat-v failed || rc=1
+	kill $BM_PID; wait $BM_PID 2>/dev/null
+	vol_remove ssat-v
+	dmsetup load ssat-bm --table "0 2048 linear $bm 0" && dmsetup suspend ssat-bm && dmsetup resume ssat-bm
+
+	# The crash left copy 1 different in block 240 (dirty region) and in
+	# block 1920 (region 120, clean).  While a rebuild of copy 2 holds the
+	# resync back (it runs after the rebuild), every read of block 240
+	# comes from copy 0, the copy the resync will copy from; round robin
+	# would give copy 1's data to every other read.
+	dd if=/dev/urandom of=/dev/mapper/ssat-m1 bs=4k seek=240 count=1 oflag=direct status=none
+	dd if=/dev/urandom of=/dev/mapper/ssat-m1 bs=4k seek=1920 count=1 oflag=direct status=none
+	want=$(mb_sum 0 240)
+	klog_mark
+	mbm_volume rebuild 2 rebuild_rate 1 || return 1
+	klog_since | grep -q "stopped without a suspend (a crash?), 2 of 512 regions to resync" ||
+		{ fail "no log line for the unclean stop"; klog_since | grep bitmap; rc=1; }
+	expect_eq "action during the rebuild" "$(dmsetup status ssat-v | awk '{print $(NF-2)}')" rebuild || rc=1
+	for ((i = 0; i < 8; i++)); do
+		got=$(vol_sum 240)
+		[ "$got" = "$want" ] || { fail "read $i of an unsynced block did not come from copy 0"; rc=1; break; }
+	done
+	# the clean region is read round robin: copy 1's block is seen
+	got=0
+	for ((i = 0; i < 4; i++)); do [ "$(vol_sum 1920)" = "$(mb_sum 1 1920)" ] && got=1; done
+	expect_eq "copy 1's block of the clean region read" $got 1 || rc=1
+	vol_remove ssat-v
+
+	# the resync (no rebuild now) makes block 240 agree and leaves 1920
+	klog_mark
+	mbm_volume || return 1
+	wait_synced ssat-v || rc=1
+	klog_since | grep -q "stopped cleanly, 2 of 512 regions to resync" || { fail "no log line for the pending resync"; rc=1; }
+	klog_since | grep -q "resync done: 65536 of 65536 sectors per member, 8 mismatched (rewritten)" ||
+		{ fail "no resync log line with 8 mismatched sectors"; klog_since | grep resync; rc=1; }
+	for i in 1 2; do
+		expect_eq "copy $i of block 240 after the resync" "$(mb_sum $i 240)" "$want" || rc=1
+	done
+	bm_wait ssat-v 0/512 || rc=1
+	out=$(scrub ssat-v check)
+	expect_eq "sectors differing after the resync (the clean region's)" "$out" 8 || rc=1
+	vol_remove ssat-v
+	dmsetup remove ssat-bm
+	return $rc
+}
+register mirror_bitmap mirror_bitmap

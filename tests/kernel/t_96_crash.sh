@@ -9,7 +9,8 @@
 # regions; with a partial parity log, its replay, which must also close
 # the hole) it must agree again, with the flushed data read back through
 # the volume.  A mirror's copies may differ only where a write was in flight,
-# and agree again after a repair.
+# and agree again after a repair (with a bitmap: after the resync of its
+# regions alone).
 #
 # Uses wait_synced and parity_ok (t_98), copies_identical (t_97).
 
@@ -23,6 +24,8 @@ crash_layout() {	# crash_layout raid5|pstripe|mirror [bitmap|ppl]
 	[ "$layout" = mirror ] && vsz=$((n / 2 * msz))
 	# with a bitmap, its device is a fifth slice after the members'
 	[ -n "$bitmap" ] && bmsz=2048 opts=(4 initial_sync off bitmap /dev/mapper/ssat-c$n)
+	local mopts=()
+	[ -n "$bitmap" ] && mopts=(2 bitmap /dev/mapper/ssat-c$n)
 	# with a ppl, so is its device (127 slots of a 4 KiB header and a chunk)
 	[ -n "$ppl" ] && bmsz=2048 opts=(4 initial_sync off ppl /dev/mapper/ssat-c$n)
 	loop_members 2 64 || return 1
@@ -40,7 +43,7 @@ crash_layout() {	# crash_layout raid5|pstripe|mirror [bitmap|ppl]
 	if [ "$layout" != mirror ]; then
 		vol_create ssat-c "$vsz" "$layout" $chunk "${members% }" "${opts[@]}" || return 1
 	else
-		vol_create ssat-c "$vsz" mirror $chunk "${members% }" || return 1
+		vol_create ssat-c "$vsz" mirror $chunk "${members% }" "${mopts[@]}" || return 1
 	fi
 	# 240 random 4 KiB writes (one chunk each: a read-modify-write on raid5,
 	# two copies on the mirror), a flush and a mark after every 8th
@@ -78,7 +81,7 @@ print(r["writes_logged"], r["marks"], r["points_with_hole"], r["points_with_mism
 		[ "$diff" -gt 0 ] 2>/dev/null || { fail "no crash point between two copies' writes"; rc=1; }
 		expect_eq "crash points with copies differing at rest" "$holes" 0 || rc=1
 		[ $rc = 0 ] || return 1
-		crash_recover_mirror "$n" "$msz" "$chunk" "$vsz" "$(python3 -c 'import json, sys
+		CRASH_BITMAP=$bitmap crash_recover_mirror "$n" "$msz" "$chunk" "$vsz" "$(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
 print(r["last_mismatch_point"], r["last_mismatch_durable"])' "$WORK/crash.json")" "${replay[@]}"
 		return
@@ -223,6 +226,24 @@ crash_recover_mirror() {
 	read -r k durable <<< "$5"
 	shift 5
 	members=$(crash_members "$k" "$n" "$msz" "$@") || return 1
+	if [ -n "${CRASH_BITMAP:-}" ]; then
+		# the bitmap as the crash left it: the resync alone, over the
+		# regions it holds, must make the copies agree
+		klog_mark
+		vol_create ssat-c "$vsz" mirror $chunk "$members" 2 bitmap /dev/mapper/ssat-r$n ||
+			return 1
+		wait_synced ssat-c || rc=1
+		out=$(klog_since | grep -o "stopped without a suspend (a crash?), [0-9]* of 128 regions")
+		[[ $out =~ ", "([0-9]+)" of 128" ]] && [ "${BASH_REMATCH[1]}" -gt 0 ] &&
+			[ "${BASH_REMATCH[1]}" -lt 128 ] || { fail "no partial resync after the crash: '$out'"; rc=1; }
+		out="$out; $(klog_since | grep -o "resync done: .*")"
+		[[ $out =~ ", "([0-9]+)" mismatched" ]] && [ "${BASH_REMATCH[1]}" -gt 0 ] ||
+			{ fail "the resync found no differing copy at crash point $k: '$out'"; rc=1; }
+		info "crashed at point $k (flushed up to write $durable): $out"
+		copies_identical ssat-c || rc=1
+		crash_flushed_back "$durable" || rc=1
+		return $rc
+	fi
 	vol_create ssat-c "$vsz" mirror $chunk "$members" || return 1
 	out=$(scrub ssat-c check) || { fail "check did not end: $out"; return 1; }
 	[ "$out" -gt 0 ] 2>/dev/null || { fail "check finds no difference at crash point $k: $out"; rc=1; }
@@ -235,6 +256,7 @@ crash_recover_mirror() {
 register crash_raid5 crash_layout raid5
 register crash_mirror crash_layout mirror
 register crash_raid5_bitmap crash_layout raid5 bitmap
+register crash_mirror_bitmap crash_layout mirror bitmap
 register crash_raid5_ppl crash_layout raid5 ppl
 # pstripe's writes take the same paths as raid5's: make check-full only
 if [ "$FULL" = 1 ]; then

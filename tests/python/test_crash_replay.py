@@ -238,6 +238,26 @@ def test_bitmap_must_cover_every_row_whose_parity_lies(tmp_path):
     assert rc == 0 and r["points_unprotected"] == 0
 
 
+
+def test_mirror_bitmap_counts_the_member_chunk_row(tmp_path):
+    """A mirror's unit is (set, row): its bit is the row's region's, on
+    whichever set the chunk lies (rows are shared by the sets)."""
+    g = cr.Mirror(N, MS, CHUNK, 2)
+    bm_sector = N * MS
+    bits = bytearray(4096)
+    bits[0] = 0b10                          # region 1: row 1 (one row a region)
+    # logical chunk 3: set 1, row 1 -- its first copy written, not the second
+    log, writes = Log(), [(1, 3)]
+    log.write((bm_sector + cr.BM_SB_SECTORS) * SS, bytes(bits), cr.FUA)
+    log.write(g.copies(3)[0], block(1, 3))
+    args = ["--layout", "mirror", "--bitmap-sector", str(bm_sector), "--bitmap-region", "1"]
+    rc, r = run(tmp_path, log, writes, args)
+    assert rc == 0 and r["points_with_mismatch"] == 1 and r["points_unprotected"] == 0
+    # logical chunk 0 (set 0, row 0): region 0's bit is clear
+    log.write(g.copies(0)[0], block(2, 0))
+    rc, r = run(tmp_path, log, writes + [(2, 0)], args)
+    assert rc == 1 and r["points_unprotected"] == 1
+
 # -- the partial parity log (ssa-parity-ppl.c's format) ------------------
 
 PPL_SLOTS, PPL_SLOT = 64, 16       # sectors a slot: the header's 4 KiB and a chunk

@@ -1,34 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dm-ssastripe: the write-intent bitmap of the parity layouts (table
- * option "bitmap <dev>"), so that a volume started after a crash resyncs
- * only the groups a write may have left with stale parity.
+ * dm-ssastripe: the write-intent bitmap (table option "bitmap <dev>") of
+ * the layouts that keep redundancy, so that a volume started after a
+ * crash resyncs only the rows a write may have left inconsistent: parity
+ * groups whose parity may be stale (raid5, pstripe), member chunks whose
+ * copies may differ (mirror).
  *
- * The parity groups are cut into regions of bitmap_region groups.  Before
- * a write changes a group, the bit of its region must be set on the
- * bitmap device: a write whose regions are all set there goes at once;
- * any other sets their bits in memory and waits while one work item
- * writes the whole bitmap (FUA) and then starts every write whose bits
- * are now on the device.  Bits are cleared lazily: a daemon pass, once a
- * second, clears the regions no write has touched since the last pass
- * and none holds now, flushes the members (so that the writes that ended
- * there are durable) and writes the bitmap.  At suspend the bitmap keeps
- * only the regions still waiting for a resync and the superblock is
- * marked clean; at resume it is marked active.
+ * The layout's rows are cut into regions of bitmap_region rows.  Before
+ * a write changes a row, the bit of its region must be set on the bitmap
+ * device: a write whose regions are all set there goes at once; any
+ * other sets their bits in memory and waits while one work item writes
+ * the whole bitmap (FUA) and then lets every write whose bits are now on
+ * the device go on (the layout's go callback).  Bits are cleared lazily:
+ * a daemon pass, once a second, clears the regions no write has touched
+ * since the last pass and none holds now, flushes the members (so that
+ * the writes that ended there are durable) and writes the bitmap.  At
+ * suspend the bitmap keeps only the regions still waiting for a resync
+ * and the superblock is marked clean; at resume it is marked active.
  *
  * Whatever the superblock says, every region whose bit is set when the
- * table is first resumed is resynced (the initial sync's walk, over those
- * regions only); until then a failed member cannot be rebuilt there.
+ * table is first resumed is resynced by the layout's walk, over those
+ * regions only.
  *
  * On the device: the superblock (struct ssa_bm_sb) in the first 4 KiB,
  * the bitmap from sector 8 (region r: byte r / 8, bit r % 8).  A bitmap
  * device that fails is given up: the volume goes on unprotected, status
- * says "bitmap failed", and after a crash the whole volume must be
- * resynced (initial_sync on).
+ * says "bitmap failed", and after a crash the whole volume is resynced.
+ *
+ * Also here: the metadata helpers the bitmap shares with the partial
+ * parity log (a members' flush, synchronous page I/O).
  */
 #include <linux/crc32.h>
 
-#include "ssa-parity.h"
+#include <linux/slab.h>
+
+#include "dm-ssastripe.h"
+#include "ssa-bitmap.h"
 
 #define SSA_BM_MAGIC		"SSABMAP1"
 #define SSA_BM_VERSION		1
@@ -36,7 +43,7 @@
 #define SSA_BM_SB_SECTORS	8	/* the superblock's 4 KiB */
 #define SSA_BM_CLEAN		BIT(0)	/* flags: stopped by a suspend */
 #define SSA_BM_UNTRUSTED	BIT(1)	/* flags: given up; resync everything */
-#define SSA_BM_MIN_REGION	16	/* default: groups a region, at least */
+#define SSA_BM_MIN_REGION	16	/* default: rows a region, at least */
 #define SSA_BM_ONE_PAGE		(8 * 4096)	/* default: regions in 4 KiB */
 #define SSA_BM_MAX_REGIONS	BIT(20)
 #define SSA_BM_DAEMON_MS	1000
@@ -47,18 +54,21 @@ struct ssa_bm_sb {
 	__le32 layout;
 	__le32 members;
 	__le32 chunk;		/* sectors */
-	__le64 rows;		/* parity groups */
-	__le32 region;		/* groups a region */
+	__le64 rows;		/* the layout's rows */
+	__le32 region;		/* rows a region */
 	__le32 flags;
 	__le64 events;		/* superblock writes */
-	__le64 sync_pos;	/* the initial sync's progress */
+	__le64 sync_pos;	/* parity: the initial sync's progress */
 	__le32 csum;		/* crc32 of the bytes before it */
 } __packed;
 
 struct ssa_bitmap {
 	struct ssa_ctx *sc;
 	struct block_device *bdev;
-	u32 region;		/* groups a region */
+	ssa_bm_go_fn go;	/* lets a write that waited go on */
+	u64 *sync_pos;		/* parity: the initial sync's progress */
+	u64 rows;
+	u32 region;		/* rows a region */
 	u32 regions;
 	u32 io_bytes;		/* the bitmap's bytes on the device */
 	unsigned int nr_pages;	/* pages holding them */
@@ -72,7 +82,7 @@ struct ssa_bitmap {
 	unsigned long *touched;	/* written since the daemon's last pass */
 	unsigned long *cleared;	/* the daemon's pass clears these */
 	unsigned long *resync;	/* to be resynced (set at the first resume) */
-	u32 *inflight;		/* group locks held a region */
+	u32 *inflight;		/* writes holding a region */
 	struct list_head waiting;	/* writes waiting for their bits */
 
 	struct mutex io_mutex;	/* one metadata write at a time */
@@ -97,9 +107,9 @@ static sector_t ssa_bm_sectors(u32 regions)
 	       (round_up(ssa_bm_bytes(regions), SSA_BM_BLOCK) >> SECTOR_SHIFT);
 }
 
-static u32 ssa_bm_region_of(struct ssa_bitmap *bm, u64 idx)
+static u32 ssa_bm_region_of(struct ssa_bitmap *bm, u64 row)
 {
-	return div_u64(idx, bm->region);
+	return div_u64(row, bm->region);
 }
 
 static int ssa_bm_io(struct ssa_bitmap *bm, sector_t sector,
@@ -111,6 +121,12 @@ static int ssa_bm_io(struct ssa_bitmap *bm, sector_t sector,
 static const char *ssa_bm_name(struct ssa_bitmap *bm)
 {
 	return dm_device_name(dm_table_get_md(bm->sc->ti->table));
+}
+
+/* What a row is, in log lines. */
+static const char *ssa_bm_rows_name(struct ssa_bitmap *bm)
+{
+	return bm->sync_pos ? "groups" : "member chunks";
 }
 
 static int ssa_bm_write_sb(struct ssa_bitmap *bm, u32 flags);
@@ -144,11 +160,11 @@ static void ssa_bm_sb_fill(struct ssa_bitmap *bm, struct ssa_bm_sb *sb,
 	sb->layout = cpu_to_le32(sc->layout->id);
 	sb->members = cpu_to_le32(sc->nr_members);
 	sb->chunk = cpu_to_le32(sc->geom.chunk);
-	sb->rows = cpu_to_le64(sc->geom.rows);
+	sb->rows = cpu_to_le64(bm->rows);
 	sb->region = cpu_to_le32(bm->region);
 	sb->flags = cpu_to_le32(flags);
 	sb->events = cpu_to_le64(++bm->events);
-	sb->sync_pos = cpu_to_le64(READ_ONCE(ssa_par(sc)->sync_pos));
+	sb->sync_pos = cpu_to_le64(bm->sync_pos ? READ_ONCE(*bm->sync_pos) : 0);
 	sb->csum = cpu_to_le32(crc32(0, sb, offsetof(struct ssa_bm_sb, csum)));
 }
 
@@ -219,12 +235,13 @@ static int ssa_bm_sb_check(struct ssa_bitmap *bm, char **error)
 	if (le32_to_cpu(sb->layout) != sc->layout->id ||
 	    le32_to_cpu(sb->members) != sc->nr_members ||
 	    le32_to_cpu(sb->chunk) != sc->geom.chunk ||
-	    le64_to_cpu(sb->rows) != sc->geom.rows ||
+	    le64_to_cpu(sb->rows) != bm->rows ||
 	    le32_to_cpu(sb->region) != bm->region) {
-		DMERR("bitmap %s: of layout %u, %u members, chunk %u, %llu groups, region %u",
+		DMERR("bitmap %s: of layout %u, %u members, chunk %u, %llu %s, region %u",
 		      sc->meta_dev->name, le32_to_cpu(sb->layout),
 		      le32_to_cpu(sb->members), le32_to_cpu(sb->chunk),
-		      le64_to_cpu(sb->rows), le32_to_cpu(sb->region));
+		      le64_to_cpu(sb->rows), ssa_bm_rows_name(bm),
+		      le32_to_cpu(sb->region));
 		*error = "Bitmap device holds the bitmap of another geometry";
 		return -EINVAL;
 	}
@@ -233,67 +250,64 @@ static int ssa_bm_sb_check(struct ssa_bitmap *bm, char **error)
 
 /* ---- writes wait for their bits ------------------------------------ */
 
-/* All of @op's regions are set on the device (or the bitmap failed). */
-static bool ssa_bm_op_ready(struct ssa_bitmap *bm, struct ssa_pop *op)
+/* All of @w's regions are set on the device (or the bitmap failed). */
+static bool ssa_bm_ready(struct ssa_bitmap *bm, struct ssa_bm_wait *w)
 {
-	unsigned int i;
+	u32 r;
 
 	if (READ_ONCE(bm->failed))
 		return true;
-	for (i = 0; i < op->nr_locks; i++)
-		if (!test_bit(ssa_bm_region_of(bm, op->locks[i].key), bm->disk))
+	for (r = w->lo; r < w->hi; r++)
+		if (!test_bit(r, bm->disk))
 			return false;
 	return true;
 }
 
 /*
- * A write that holds its group locks is about to start: count it in its
+ * A write is about to change rows [first, last]: count it in their
  * regions.  True when it may go now; otherwise it waits for the bitmap
- * write, which starts it (ssa_op_go()) with its own reference.
+ * write, after which bm->go lets it go on.  A write gates once; it
+ * releases its regions (ssa_bm_release()) when it ends.
  */
-bool ssa_bm_gate(struct ssa_pop *op)
+bool ssa_bm_gate(struct ssa_bitmap *bm, struct ssa_bm_wait *w, u64 first,
+		 u64 last)
 {
-	struct ssa_bitmap *bm = ssa_par(op->sc)->bm;
 	unsigned long flags;
-	unsigned int i;
 	bool ready;
+	u32 r;
 
-	if (!bm || op->bm_held)
+	if (w->lo < w->hi)
 		return true;
+	w->lo = ssa_bm_region_of(bm, min(first, bm->rows - 1));
+	w->hi = ssa_bm_region_of(bm, min(last, bm->rows - 1)) + 1;
 	spin_lock_irqsave(&bm->lock, flags);
-	for (i = 0; i < op->nr_locks; i++) {
-		u32 r = ssa_bm_region_of(bm, op->locks[i].key);
-
+	for (r = w->lo; r < w->hi; r++) {
 		bm->inflight[r]++;
 		set_bit(r, bm->touched);
 		set_bit(r, bm->mem);
 	}
-	op->bm_held = true;
-	ready = ssa_bm_op_ready(bm, op);
-	if (!ready) {
-		atomic_inc(&op->io->pending);	/* the bitmap work's */
-		list_add_tail(&op->wait, &bm->waiting);
-	}
+	ready = ssa_bm_ready(bm, w);
+	if (!ready)
+		list_add_tail(&w->node, &bm->waiting);
 	spin_unlock_irqrestore(&bm->lock, flags);
 	if (!ready)
 		queue_work(bm->wq, &bm->write_work);
 	return ready;
 }
 
-/* The write unlocks its groups (any context). */
-void ssa_bm_release(struct ssa_pop *op)
+/* The write has ended, or will not change its rows any more (any context). */
+void ssa_bm_release(struct ssa_bitmap *bm, struct ssa_bm_wait *w)
 {
-	struct ssa_bitmap *bm = ssa_par(op->sc)->bm;
 	unsigned long flags;
-	unsigned int i;
+	u32 r;
 
-	if (!bm || !op->bm_held)
+	if (!bm || w->lo >= w->hi)
 		return;
 	spin_lock_irqsave(&bm->lock, flags);
-	for (i = 0; i < op->nr_locks; i++)
-		bm->inflight[ssa_bm_region_of(bm, op->locks[i].key)]--;
+	for (r = w->lo; r < w->hi; r++)
+		bm->inflight[r]--;
 	spin_unlock_irqrestore(&bm->lock, flags);
-	op->bm_held = false;
+	ssa_bm_wait_init(w);
 }
 
 /* Write the bits set in memory; then the device holds exactly those. */
@@ -320,21 +334,20 @@ static void ssa_bm_sync_bits(struct ssa_bitmap *bm)
 /* Start the writes whose bits are on the device; more bits if need be. */
 static void ssa_bm_start_ready(struct ssa_bitmap *bm)
 {
-	struct ssa_pop *op, *tmp;
+	struct ssa_bm_wait *w, *tmp;
 	LIST_HEAD(go);
 	bool more;
 
 	spin_lock_irq(&bm->lock);
-	list_for_each_entry_safe(op, tmp, &bm->waiting, wait)
-		if (ssa_bm_op_ready(bm, op))
-			list_move_tail(&op->wait, &go);
+	list_for_each_entry_safe(w, tmp, &bm->waiting, node)
+		if (ssa_bm_ready(bm, w))
+			list_move_tail(&w->node, &go);
 	more = !list_empty(&bm->waiting);
 	spin_unlock_irq(&bm->lock);
 
-	list_for_each_entry_safe(op, tmp, &go, wait) {
-		list_del(&op->wait);
-		ssa_op_go(op, false);
-		ssa_io_put(op->io);
+	list_for_each_entry_safe(w, tmp, &go, node) {
+		list_del(&w->node);
+		bm->go(bm->sc, w);
 	}
 	if (more)
 		queue_work(bm->wq, &bm->write_work);
@@ -400,47 +413,54 @@ static void ssa_bm_daemon(struct work_struct *work)
 /* ---- the resync ----------------------------------------------------- */
 
 /* Regions waiting for a resync. */
-bool ssa_bm_pending(struct ssa_parity *par)
+bool ssa_bm_pending(struct ssa_bitmap *bm)
 {
-	struct ssa_bitmap *bm = par->bm;
-
 	return bm && find_first_bit(bm->resync, bm->regions) < bm->regions;
 }
 
-/* Whether group @idx lies in a region waiting for a resync. */
-bool ssa_bm_group_pending(struct ssa_parity *par, u64 idx)
+/* Whether @row lies in a region waiting for a resync. */
+bool ssa_bm_row_pending(struct ssa_bitmap *bm, u64 row)
 {
-	struct ssa_bitmap *bm = par->bm;
-
-	return bm && test_bit(ssa_bm_region_of(bm, idx), bm->resync);
+	return bm && test_bit(ssa_bm_region_of(bm, row), bm->resync);
 }
 
-/* The first group at or after @idx in a region waiting for a resync. */
-u64 ssa_bm_next_pending(struct ssa_parity *par, u64 idx)
+/* Whether a row of [first, last] lies in a region waiting for a resync. */
+bool ssa_bm_range_pending(struct ssa_bitmap *bm, u64 first, u64 last)
 {
-	struct ssa_bitmap *bm = par->bm;
+	u32 r, end;
+
+	if (!bm)
+		return false;
+	end = ssa_bm_region_of(bm, min(last, bm->rows - 1)) + 1;
+	r = find_next_bit(bm->resync, end, ssa_bm_region_of(bm, first));
+	return r < end;
+}
+
+/* The first row at or after @row in a region waiting for a resync. */
+u64 ssa_bm_next_pending(struct ssa_bitmap *bm, u64 row)
+{
 	u32 r;
 
 	if (!bm)
 		return U64_MAX;
-	r = find_next_bit(bm->resync, bm->regions, ssa_bm_region_of(bm, idx));
+	r = find_next_bit(bm->resync, bm->regions, ssa_bm_region_of(bm, row));
 	if (r >= bm->regions)
 		return U64_MAX;
-	return max_t(u64, idx, (u64)r * bm->region);
+	return max_t(u64, row, (u64)r * bm->region);
 }
 
-/* The walk synced group @idx: at a region's last, the region is done. */
-void ssa_bm_synced(struct ssa_parity *par, u64 idx)
+/* The row after the last of @row's region. */
+u64 ssa_bm_region_end(struct ssa_bitmap *bm, u64 row)
 {
-	struct ssa_bitmap *bm = par->bm;
+	return min_t(u64, ((u64)ssa_bm_region_of(bm, row) + 1) * bm->region,
+		     bm->rows);
+}
 
-	u32 within;
-
-	if (!bm)
-		return;
-	div_u64_rem(idx + 1, bm->region, &within);
-	if (!within || idx + 1 == par->sc->geom.rows)
-		clear_bit(ssa_bm_region_of(bm, idx), bm->resync);
+/* The walk resynced @row: at a region's last, the region is done. */
+void ssa_bm_synced(struct ssa_bitmap *bm, u64 row)
+{
+	if (bm && row + 1 == ssa_bm_region_end(bm, row))
+		clear_bit(ssa_bm_region_of(bm, row), bm->resync);
 }
 
 /* ---- life cycle ----------------------------------------------------- */
@@ -456,9 +476,8 @@ static void ssa_bm_free_bits(struct ssa_bitmap *bm)
 	kvfree(bm->inflight);
 }
 
-void ssa_bm_free(struct ssa_parity *par)
+void ssa_bm_free(struct ssa_bitmap *bm)
 {
-	struct ssa_bitmap *bm = par->bm;
 	unsigned int i;
 
 	if (!bm)
@@ -475,29 +494,33 @@ void ssa_bm_free(struct ssa_parity *par)
 		__free_page(bm->sb_page);
 	ssa_bm_free_bits(bm);
 	kfree(bm);
-	par->bm = NULL;
 }
 
 /*
- * Constructor: the bitmap of the table's "bitmap" device, its geometry
- * checked against a superblock already there.  Its state is read at the
- * first resume (ssa_bm_prepare()): a table being replaced may still be
- * writing it now.
+ * Constructor: the bitmap of the table's "bitmap" device over the
+ * layout's @rows, its geometry checked against a superblock already
+ * there.  @sync_pos (parity layouts, else NULL) is the initial sync's
+ * progress, kept in the superblock.  Its state is read at the first
+ * resume (ssa_bm_prepare()): a table being replaced may still be writing
+ * it now.  *@out is set first: ssa_bm_free() takes what a failure leaves.
  */
-int ssa_bm_create(struct ssa_parity *par)
+int ssa_bm_create(struct ssa_ctx *sc, u64 rows, u64 *sync_pos, ssa_bm_go_fn go,
+		  struct ssa_bitmap **out)
 {
-	struct ssa_ctx *sc = par->sc;
 	struct dm_target *ti = sc->ti;
 	struct ssa_bitmap *bm;
-	u64 rows = sc->geom.rows, regions;
+	u64 regions;
 	unsigned int i;
 	int r;
 
 	bm = kzalloc(sizeof(*bm), GFP_KERNEL);
+	*out = bm;
 	if (!bm)
 		goto nomem;
-	par->bm = bm;
 	bm->sc = sc;
+	bm->go = go;
+	bm->sync_pos = sync_pos;
+	bm->rows = rows;
 	bm->bdev = sc->meta_dev->bdev;
 	spin_lock_init(&bm->lock);
 	INIT_LIST_HEAD(&bm->waiting);
@@ -575,9 +598,16 @@ nomem:
  * given up, and the whole volume resynced; so is a bitmap given up before
  * (flag UNTRUSTED: its bits missed what was written after).
  */
+static void ssa_bm_resync_all(struct ssa_bitmap *bm)
+{
+	if (bm->sync_pos)
+		WRITE_ONCE(*bm->sync_pos, 0);	/* the initial sync's walk */
+	else
+		bitmap_fill(bm->resync, bm->regions);
+}
+
 static int ssa_bm_load(struct ssa_bitmap *bm)
 {
-	struct ssa_parity *par = ssa_par(bm->sc);
 	struct ssa_ctx *sc = bm->sc;
 	struct ssa_bm_sb *sb = page_address(bm->sb_page);
 	unsigned int nr;
@@ -599,17 +629,21 @@ static int ssa_bm_load(struct ssa_bitmap *bm)
 	}
 	if (r) {
 		ssa_bm_fail(bm, "read", r);
-		WRITE_ONCE(par->sync_pos, 0);
+		ssa_bm_resync_all(bm);
 	} else if (ours && (flags & SSA_BM_UNTRUSTED)) {
-		DMWARN("%s: bitmap %s: given up earlier (an I/O error): resyncing every group",
-		       ssa_bm_name(bm), sc->meta_dev->name);
+		DMWARN("%s: bitmap %s: given up earlier (an I/O error): resyncing every %s",
+		       ssa_bm_name(bm), sc->meta_dev->name,
+		       bm->sync_pos ? "group" : "region");
 		bitmap_zero(bm->resync, bm->regions);
-		WRITE_ONCE(par->sync_pos, 0);
+		ssa_bm_resync_all(bm);
+		bitmap_copy(bm->mem, bm->resync, bm->regions);
+		bitmap_copy(bm->disk, bm->resync, bm->regions);
 	} else if (ours) {
-		if (!test_bit(SSA_OPT_INITIAL_SYNC, &sc->opts_given) &&
+		if (bm->sync_pos &&
+		    !test_bit(SSA_OPT_INITIAL_SYNC, &sc->opts_given) &&
 		    !sc->rebuild_mask)
-			WRITE_ONCE(par->sync_pos, min(le64_to_cpu(sb->sync_pos),
-						      sc->geom.rows));
+			WRITE_ONCE(*bm->sync_pos, min(le64_to_cpu(sb->sync_pos),
+						      bm->rows));
 		bitmap_copy(bm->mem, bm->resync, bm->regions);
 		bitmap_copy(bm->disk, bm->resync, bm->regions);
 		nr = bitmap_weight(bm->resync, bm->regions);
@@ -618,9 +652,9 @@ static int ssa_bm_load(struct ssa_bitmap *bm)
 		       flags & SSA_BM_CLEAN ? "cleanly" : "without a suspend (a crash?)",
 		       nr, bm->regions);
 	} else {
-		DMINFO("%s: bitmap %s: new, %u regions of %u groups",
+		DMINFO("%s: bitmap %s: new, %u regions of %u %s",
 		       ssa_bm_name(bm), sc->meta_dev->name, bm->regions,
-		       bm->region);
+		       bm->region, ssa_bm_rows_name(bm));
 	}
 	if (!bm->failed) {
 		r = ssa_bm_write_bits(bm, bm->disk);
@@ -630,9 +664,8 @@ static int ssa_bm_load(struct ssa_bitmap *bm)
 	return 0;
 }
 
-int ssa_bm_prepare(struct ssa_parity *par)
+int ssa_bm_prepare(struct ssa_bitmap *bm)
 {
-	struct ssa_bitmap *bm = par->bm;
 	int r = 0;
 
 	if (!bm)
@@ -654,10 +687,8 @@ int ssa_bm_prepare(struct ssa_parity *par)
 }
 
 /* Resumed: the daemon clears idle regions (stopped at postsuspend). */
-void ssa_bm_start(struct ssa_parity *par)
+void ssa_bm_start(struct ssa_bitmap *bm)
 {
-	struct ssa_bitmap *bm = par->bm;
-
 	if (!bm || !bm->loaded)
 		return;
 	WRITE_ONCE(bm->active, true);
@@ -670,9 +701,8 @@ void ssa_bm_start(struct ssa_parity *par)
  * keeps only the regions still waiting for a resync, under a clean
  * superblock.
  */
-void ssa_bm_quiesced(struct ssa_parity *par)
+void ssa_bm_quiesced(struct ssa_bitmap *bm)
 {
-	struct ssa_bitmap *bm = par->bm;
 	int r;
 
 	if (!bm || !bm->loaded)
@@ -681,7 +711,7 @@ void ssa_bm_quiesced(struct ssa_parity *par)
 	cancel_delayed_work_sync(&bm->daemon);
 	flush_workqueue(bm->wq);
 	mutex_lock(&bm->io_mutex);
-	if (!bm->failed && !ssa_flush_members(par->sc)) {
+	if (!bm->failed && !ssa_flush_members(bm->sc)) {
 		spin_lock_irq(&bm->lock);
 		bitmap_copy(bm->mem, bm->resync, bm->regions);
 		bitmap_zero(bm->touched, bm->regions);
@@ -697,10 +727,9 @@ void ssa_bm_quiesced(struct ssa_parity *par)
 }
 
 /* Status: " bitmap <regions set on the device>/<regions>" or " bitmap failed". */
-unsigned int ssa_bm_status(struct ssa_parity *par, char *result,
+unsigned int ssa_bm_status(struct ssa_bitmap *bm, char *result,
 			   unsigned int maxlen, unsigned int sz)
 {
-	struct ssa_bitmap *bm = par->bm;
 	unsigned int set;
 
 	if (!bm)
@@ -714,4 +743,52 @@ unsigned int ssa_bm_status(struct ssa_parity *par, char *result,
 	spin_unlock_irq(&bm->lock);
 	DMEMIT(" bitmap %u/%u", set, bm->regions);
 	return sz;
+}
+
+/* ---- synchronous I/O of page buffers --------------------------------- */
+
+/*
+ * Members' volatile caches to their media (the bitmap's and the ppl's
+ * daemons, before they let go of what they recorded).  A member whose
+ * flush fails has failed (its writes may be lost); the error is returned.
+ */
+int ssa_flush_members(struct ssa_ctx *sc)
+{
+	unsigned int m;
+	int r = 0, e;
+
+	for (m = 0; m < sc->nr_members; m++) {
+		if (test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
+			continue;
+		e = blkdev_issue_flush(sc->members[m].dev->bdev);
+		if (e) {
+			ssa_member_error(sc, m, BLK_STS_IOERR, NULL);
+			r = e;
+		}
+	}
+	return r;
+}
+
+/*
+ * Read or write @bytes at @sector of @bdev from @pages, and wait: the
+ * background walks' member I/O and the bitmap's (process context only).
+ */
+int ssa_pages_io(struct block_device *bdev, sector_t sector,
+		 struct page **pages, u32 bytes, blk_opf_t opf)
+{
+	unsigned int i, n = DIV_ROUND_UP(bytes, PAGE_SIZE);
+	struct bio *bio;
+	int r;
+
+	bio = bio_alloc(bdev, n, opf, GFP_NOIO);
+	bio->bi_iter.bi_sector = sector;
+	for (i = 0; i < n; i++) {
+		u32 b = min_t(u32, PAGE_SIZE, bytes);
+
+		__bio_add_page(bio, pages[i], b, 0);
+		bytes -= b;
+	}
+	r = submit_bio_wait(bio);
+	bio_put(bio);
+	return r;
 }
