@@ -400,6 +400,18 @@ static u64 ssa_walk_next(struct ssa_ctx *sc, u64 pos)
 	return max(pos, row * chunk);
 }
 
+/* The end of the window from @lo: a resync's stops at its region's end. */
+static u64 ssa_walk_window_end(struct ssa_ctx *sc, u64 lo)
+{
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+	u64 hi = min_t(u64, lo + SSA_RB_WINDOW, sc->member_len);
+
+	if (mi->walk == SSA_MWALK_RESYNC)
+		hi = min(hi, ssa_bm_region_end(mi->bm, div_u64(lo, sc->geom.chunk)) *
+			 sc->geom.chunk);
+	return hi;
+}
+
 /* The resync has made member sectors [lo, hi) agree: done with their rows. */
 static void ssa_resync_done(struct ssa_ctx *sc, u64 lo, u64 hi)
 {
@@ -436,7 +448,7 @@ void ssa_check_work(struct work_struct *work)
 	for (lo = ssa_walk_next(sc, 0);
 	     !r && lo < sc->member_len && !READ_ONCE(mi->stop);
 	     lo = ssa_walk_next(sc, hi)) {
-		hi = min_t(u64, lo + SSA_RB_WINDOW, sc->member_len);
+		hi = ssa_walk_window_end(sc, lo);
 		ssa_window_set(mi, lo, hi);
 		for (set = 0; set < sc->geom.members; set++) {
 			bitmap_zero(diff, SSA_RB_WINDOW);

@@ -7,6 +7,7 @@
 # (writes go on, unprotected, and the next table resyncs everything); and
 # malformed ppl tables.  What it is for -- no write hole after a crash --
 # is shown by crash_raid5_ppl (t_96), on every crash point of a log.
+# Also: writes waiting at the log's gate across suspends and a forced remove.
 #
 # Uses parity_ok and wait_synced (t_98), bad_table (t_50).
 
@@ -179,6 +180,64 @@ parity_ppl_degraded() {
 	return $rc
 }
 register parity_ppl_degraded parity_ppl_degraded
+
+# ppl_held_wait NAME MIN SECS: until the ppl holds at least MIN slots
+# (bounded); 1 if it never does
+ppl_held_wait() {
+	local i f
+	for ((i = 0; i < $3 * 10; i++)); do
+		f=$(ppl_field "$1")
+		[[ $f =~ ^([0-9]+)/ ]] && [ "${BASH_REMATCH[1]}" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Writes waiting at the ppl's gate -- the ring full, its device slowed by
+# dm-delay (50 ms a write) -- across suspends and a forced remove: each
+# suspend waits for them and fio's verify holds across; remove --force
+# while they wait lets every one end (no oops, no warning), and the
+# members and the log device are free once fio has closed the volume.
+parity_ppl_gate() {
+	local rc=0 n=4 c=8 size=$((6 << 20)) pl i m full=0 fio_pid
+	wipe 3 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
+	loop_members 1 1 || return 1
+	pl=${LOOPS[0]}
+	dmsetup create ssat-pl --table "0 $PPL_SECTORS delay $pl 0 0 $pl 0 50" || return 1
+	vol_create ssat-v $((size / 512)) raid5 $c "$(ram_members $n)" \
+		4 initial_sync off ppl /dev/mapper/ssat-pl || return 1
+	# 64 KiB writes take 6 slots each: 16 in flight want more than 64
+	(run_fio verify.fio DEV=/dev/mapper/ssat-v SIZE=$size BSSPLIT="4k/10:64k/90" \
+		> "$WORK/gate.out" 2>&1) &
+	fio_pid=$!
+	for i in 1 2 3; do
+		ppl_held_wait ssat-v 56 60 && full=$((full + 1))
+		dmsetup suspend ssat-v || { fail "suspend $i failed"; rc=1; }
+		expect_eq "children in flight while suspended ($i)" \
+			"$(for m in 0 1 2 3; do mstat ssat-v $m inflight; done | awk '{ s += $1 } END { print s }')" 0 || rc=1
+		dmsetup resume ssat-v || { fail "resume $i failed"; rc=1; }
+	done
+	wait $fio_pid || { fail "fio verify failed across suspends with a full ring"; cat "$WORK/gate.out"; rc=1; }
+	[ $full -gt 0 ] || { fail "the ring never filled (ppl $(ppl_field ssat-v))"; rc=1; }
+	info "$full of 3 suspends came with at least 56 of 64 slots held"
+	parity_ok ssat-v || rc=1
+
+	(cd "$WORK" && exec fio --name=busy --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
+		--rw=randwrite --bs=64k --iodepth=16 --time_based --runtime=600 \
+		--continue_on_error=all >/dev/null 2>&1) &
+	fio_pid=$!
+	ppl_held_wait ssat-v 56 60 || { fail "the ring never filled before the remove"; rc=1; }
+	dmsetup remove --force ssat-v >/dev/null 2>&1
+	kill -INT $fio_pid 2>/dev/null
+	wait $fio_pid
+	dmsetup remove ssat-v >/dev/null 2>&1
+	dmsetup info ssat-v >/dev/null 2>&1 && { fail "volume still present after fio closed it"; rc=1; }
+	[ -z "$(ls /sys/block/ram0/holders)" ] || { fail "ram0 still held"; rc=1; }
+	[ -z "$(ls "/sys/block/$(dm_sysname ssat-pl)/holders")" ] || { fail "the log device still held"; rc=1; }
+	vol_remove ssat-pl
+	return $rc
+}
+register parity_ppl_gate parity_ppl_gate
 
 parity_ppl_bad_tables() {
 	local rc=0 pl small T
