@@ -81,6 +81,19 @@ static bool ssa_copy_readable(struct ssa_ctx *sc, unsigned int m, u64 mend)
 }
 
 /*
+ * Whether member sectors [ms, me) lie in a region the bitmap holds for a
+ * resync: a crash may have left their copies different.
+ */
+static bool ssa_mirror_unsynced(struct ssa_ctx *sc, u64 ms, u64 me)
+{
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+
+	return unlikely(mi->bm) &&
+	       ssa_bm_range_pending(mi->bm, div_u64(ms, sc->geom.chunk),
+				    div_u64(me - 1, sc->geom.chunk));
+}
+
+/*
  * The copy of @set that a read of member sectors [ms, me) goes to under
  * the read policy, leaving out the members in @exclude; -1 if none can.
  */
@@ -89,7 +102,6 @@ static int ssa_choose(struct ssa_ctx *sc, u32 set, u64 ms, u64 me,
 {
 	unsigned int policy = READ_ONCE(sc->read_policy);
 	unsigned int k, i, start = 0, copies = sc->copies;
-	struct ssa_mirror *mi = ssa_mirror_of(sc);
 	u64 best_v = U64_MAX;
 	int best = -1;
 
@@ -99,9 +111,7 @@ static int ssa_choose(struct ssa_ctx *sc, u32 set, u64 ms, u64 me,
 	 * from -- the first in-sync copy that can be read -- so that two
 	 * reads never disagree.
 	 */
-	if (unlikely(mi->bm) &&
-	    ssa_bm_range_pending(mi->bm, div_u64(ms, sc->geom.chunk),
-				 div_u64(me - 1, sc->geom.chunk))) {
+	if (ssa_mirror_unsynced(sc, ms, me)) {
 		for (k = 0; k < copies; k++) {
 			unsigned int m = ssa_mirror_member(set, copies, k);
 
@@ -308,7 +318,9 @@ static void ssa_mirror_piece(struct ssa_ctx *sc, struct ssa_io *io,
 		goto out;
 	}
 
-	if (READ_ONCE(sc->read_policy) == SSA_READ_SPLIT) {
+	/* (not where the copies may differ: one copy serves it, ssa_choose()) */
+	if (READ_ONCE(sc->read_policy) == SSA_READ_SPLIT &&
+	    !ssa_mirror_unsynced(sc, ms, ms + len)) {
 		for (k = 0; k < copies; k++) {
 			m = ssa_mirror_member(set, copies, k);
 			if (ssa_copy_readable(sc, m, ms + len))
