@@ -27,6 +27,17 @@
  * group locks.  At a suspend the members are flushed and the superblock
  * says the log is empty and clean.
  *
+ * One group has one entry in the log at a time.  A later write's partial
+ * parity holds what the earlier writes of its group left there, and those
+ * may still sit in a member's volatile cache: after a crash that lost
+ * them, the later entry would give the group a parity for data it does
+ * not have.  So a write whose group still has an entry at or past the
+ * tail on the device waits, like a write that finds the ring full, until
+ * the tail has passed it (the earlier write is then durable); it waits
+ * apart (@held), so that the writes behind it do not wait for it.  The
+ * groups with entries are known by hash (@last): a collision only makes a
+ * write wait for a tail it did not need.
+ *
  * Writes of a degraded volume (a member failed or being rebuilt when the
  * write arrived) are not logged: there is nothing left to protect.  But
  * an entry still in the log would be replayed over what such a write
@@ -56,6 +67,7 @@
 #define SSA_PPL_MIN_SLOTS	SSA_OP_LOCKS	/* the largest write fits */
 #define SSA_PPL_POOL_ENTRIES	4
 #define SSA_PPL_DAEMON_MS	1000
+#define SSA_PPL_MIN_BUCKETS	1024	/* of @last: 4 a slot, at least this */
 #define SSA_PPL_MAX_SLOTS	65536
 
 struct ssa_ppl_sb {
@@ -106,7 +118,10 @@ struct ssa_ppl {
 	u64 tail_mem;		/* entries below have been released */
 	u64 tail_disk;		/* the superblock's tail */
 	u8 *released;		/* a slot's entry was released */
-	struct list_head waiting;	/* writes waiting for the gate */
+	u64 *last;		/* by group hash: newest entry's seq + 1, or 0 */
+	unsigned int last_bits;	/* log2 of @last's buckets */
+	struct list_head waiting;	/* writes waiting for slots, in order */
+	struct list_head held;	/* writes waiting for their groups' tail */
 	struct list_head pending;	/* groups to log (slots taken) */
 	struct list_head logged;	/* groups whose entries are written */
 
@@ -238,36 +253,66 @@ static int ssa_ppl_sb_check(struct ssa_ppl *ppl, char **error)
 
 /* ---- writes wait for their entries ---------------------------------- */
 
+/* The group number of entry @i of span @g of @op. */
+static u64 ssa_ppl_group(struct ssa_pop *op, unsigned int g, unsigned int i)
+{
+	return op->groups[g].grp.idx + (u64)i * op->sc->nr_members;
+}
+
+/* The @last bucket of that group (lock held). */
+static u64 *ssa_ppl_last(struct ssa_ppl *ppl, struct ssa_pop *op,
+			 unsigned int g, unsigned int i)
+{
+	return &ppl->last[hash_64(ssa_ppl_group(op, g, i), ppl->last_bits)];
+}
+
+/* What ssa_ppl_may_go() says of a write. */
+enum ssa_ppl_gate {
+	SSA_PPL_GO,
+	SSA_PPL_FULL,		/* wait for slots (or the log to empty) */
+	SSA_PPL_HELD,		/* wait for the tail to pass a group's entry */
+};
+
 /*
  * Whether the write @op may start now, lock held: a logged write (the
- * volume whole, the log working) when the ring has room for its groups'
- * entries (taken now); an unlogged one when no entry it could meet is
- * left in the log (the tail has passed them all) or the log is given up.
- * Writes go in arrival order.
+ * volume whole, the log working) when none of its groups has an entry
+ * left at or past the tail on the device and the ring has room for its
+ * groups' entries (taken now); an unlogged one when no entry it could
+ * meet is left in the log (the tail has passed them all) or the log is
+ * given up.
  */
-static bool ssa_ppl_may_go(struct ssa_ppl *ppl, struct ssa_pop *op)
+static enum ssa_ppl_gate ssa_ppl_may_go(struct ssa_ppl *ppl,
+					struct ssa_pop *op)
 {
-	unsigned int g, k = 0;
+	unsigned int g, i, k = 0;
 	u64 seq;
 
 	if (!READ_ONCE(ppl->failed) && op->failed < 0 && !ssa_nr_lost(op->sc)) {
-		for (g = 0; g < op->nr_groups; g++)
+		for (g = 0; g < op->nr_groups; g++) {
 			k += op->groups[g].nchunks;
+			/* an earlier entry of a group not yet past the tail */
+			for (i = 0; i < op->groups[g].nchunks; i++)
+				if (*ssa_ppl_last(ppl, op, g, i) > ppl->tail_disk)
+					return SSA_PPL_HELD;
+		}
 		if (ppl->head + k - ppl->tail_disk > ppl->slots)
-			return false;
+			return SSA_PPL_FULL;
 		op->ppl = true;
 		seq = ppl->head;
 		ppl->head += k;
 		for (g = 0; g < op->nr_groups; g++) {
 			op->groups[g].ppl_seq = seq;
 			op->groups[g].ppl_n = op->groups[g].nchunks;
+			for (i = 0; i < op->groups[g].nchunks; i++)
+				*ssa_ppl_last(ppl, op, g, i) = seq + i + 1;
 			seq += op->groups[g].nchunks;
 		}
-		return true;
+		return SSA_PPL_GO;
 	}
 	op->ppl = false;
 	return READ_ONCE(ppl->given_up) ||
-	       (!READ_ONCE(ppl->failed) && ppl->tail_disk == ppl->head);
+	       (!READ_ONCE(ppl->failed) && ppl->tail_disk == ppl->head) ?
+	       SSA_PPL_GO : SSA_PPL_FULL;
 }
 
 /*
@@ -279,16 +324,20 @@ bool ssa_ppl_gate(struct ssa_pop *op)
 {
 	struct ssa_ppl *ppl = ssa_par(op->sc)->ppl;
 	unsigned long flags;
+	enum ssa_ppl_gate r;
 	bool go;
 
 	if (!ppl || op->ppl_gated)
 		return true;
 	spin_lock_irqsave(&ppl->lock, flags);
 	op->ppl_gated = true;
-	go = list_empty(&ppl->waiting) && ssa_ppl_may_go(ppl, op);
+	/* behind writes waiting for slots, in arrival order */
+	r = list_empty(&ppl->waiting) ? ssa_ppl_may_go(ppl, op) : SSA_PPL_FULL;
+	go = r == SSA_PPL_GO;
 	if (!go) {
 		atomic_inc(&op->io->pending);	/* the gate's */
-		list_add_tail(&op->wait, &ppl->waiting);
+		list_add_tail(&op->wait, r == SSA_PPL_HELD ? &ppl->held :
+			      &ppl->waiting);
 	}
 	spin_unlock_irqrestore(&ppl->lock, flags);
 	if (!go)
@@ -296,17 +345,29 @@ bool ssa_ppl_gate(struct ssa_pop *op)
 	return go;
 }
 
-/* The writes waiting at the gate that may go now, in order. */
+/*
+ * The writes waiting at the gate that may go now: those held for their
+ * groups, then those waiting for slots, in order.
+ */
 static void ssa_ppl_start_ready(struct ssa_ppl *ppl)
 {
 	struct ssa_pop *op, *tmp;
+	enum ssa_ppl_gate r;
 	LIST_HEAD(go);
 
 	spin_lock_irq(&ppl->lock);
+	list_for_each_entry_safe(op, tmp, &ppl->held, wait) {
+		r = ssa_ppl_may_go(ppl, op);
+		if (r == SSA_PPL_GO)
+			list_move_tail(&op->wait, &go);
+		else if (r == SSA_PPL_FULL)
+			list_move_tail(&op->wait, &ppl->waiting);
+	}
 	list_for_each_entry_safe(op, tmp, &ppl->waiting, wait) {
-		if (!ssa_ppl_may_go(ppl, op))
+		r = ssa_ppl_may_go(ppl, op);
+		if (r == SSA_PPL_FULL)
 			break;
-		list_move_tail(&op->wait, &go);
+		list_move_tail(&op->wait, r == SSA_PPL_GO ? &go : &ppl->held);
 	}
 	spin_unlock_irq(&ppl->lock);
 	list_for_each_entry_safe(op, tmp, &go, wait) {
@@ -356,7 +417,7 @@ void ssa_ppl_release(struct ssa_pop *op)
 		ppl->released[ssa_ppl_slot(ppl, ppl->tail_mem++)] = 0;
 	/* writes wait at the gate, or half the ring is held: move the tail */
 	kick = ppl->tail_mem > ppl->tail_disk &&
-	       (!list_empty(&ppl->waiting) ||
+	       (!list_empty(&ppl->waiting) || !list_empty(&ppl->held) ||
 		ppl->head - ppl->tail_disk > ppl->slots / 2);
 	spin_unlock_irqrestore(&ppl->lock, flags);
 	if (kick && READ_ONCE(ppl->active))
@@ -435,7 +496,7 @@ static void ssa_ppl_write_entry(struct ssa_ppl *ppl, struct ssa_pop *op,
 	memcpy(h->magic, SSA_PPL_ENTRY_MAGIC, sizeof(h->magic));
 	h->log_id = cpu_to_le64(ppl->log_id);
 	h->seq = cpu_to_le64(seq);
-	h->group = cpu_to_le64(pg->grp.idx + (u64)i * sc->nr_members);
+	h->group = cpu_to_le64(ssa_ppl_group(op, pg - op->groups, i));
 	h->lo = cpu_to_le32(lo - base);
 	h->hi = cpu_to_le32(hi - base);
 	h->nr = cpu_to_le32(nr);
@@ -982,6 +1043,7 @@ void ssa_ppl_free(struct ssa_parity *par)
 	if (ppl->sb_page)
 		__free_page(ppl->sb_page);
 	kvfree(ppl->released);
+	kvfree(ppl->last);
 	kfree(ppl);
 	par->ppl = NULL;
 }
@@ -999,6 +1061,7 @@ int ssa_ppl_create(struct ssa_parity *par)
 	struct ssa_ppl *ppl;
 	unsigned int pages;
 	size_t pio_size;
+	u64 buckets;
 	char *error;
 	int r;
 
@@ -1010,6 +1073,7 @@ int ssa_ppl_create(struct ssa_parity *par)
 	ppl->bdev = sc->meta_dev->bdev;
 	spin_lock_init(&ppl->lock);
 	INIT_LIST_HEAD(&ppl->waiting);
+	INIT_LIST_HEAD(&ppl->held);
 	INIT_LIST_HEAD(&ppl->pending);
 	INIT_LIST_HEAD(&ppl->logged);
 	mutex_init(&ppl->io_mutex);
@@ -1050,9 +1114,12 @@ int ssa_ppl_create(struct ssa_parity *par)
 	if (r)
 		goto nomem;
 	ppl->released = kvcalloc(ppl->slots, 1, GFP_KERNEL);
+	buckets = max_t(u64, 4 * ppl->slots, SSA_PPL_MIN_BUCKETS);
+	ppl->last_bits = ilog2(roundup_pow_of_two(buckets));
+	ppl->last = kvcalloc(BIT(ppl->last_bits), sizeof(*ppl->last), GFP_KERNEL);
 	ppl->sb_page = alloc_page(GFP_KERNEL);
 	ppl->wq = alloc_workqueue("kssappl", WQ_MEM_RECLAIM, 0);
-	if (!ppl->page_pool || !ppl->pio_pool || !ppl->released ||
+	if (!ppl->page_pool || !ppl->pio_pool || !ppl->released || !ppl->last ||
 	    !ppl->sb_page || !ppl->wq)
 		goto nomem;
 

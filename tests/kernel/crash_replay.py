@@ -341,8 +341,9 @@ def ppl_replay(img, geo, base, gone=None):
     entry of its group covers becomes its partial parity ^ the ranges it
     changed as they are now (where the gone member was changing, the
     parity stays).  Returns (the groups mended, and the bytes the replay
-    overwrote: {offset: old bytes}, to put back)."""
-    saved, groups = {}, set()
+    overwrote: [(offset, old bytes)] in the order overwritten, to put
+    back)."""
+    saved, groups = [], set()
     decided, last = set(), None
     for group, lo, hi, ranges, pp in ppl_entries(img, base):
         if group != last:
@@ -368,15 +369,16 @@ def ppl_replay(img, geo, base, gone=None):
         for a, b in keep:
             acc[(a - lo) * SECTOR:(b - lo) * SECTOR] = img[poff + a * SECTOR:poff + b * SECTOR]
         lo_b, hi_b = poff + lo * SECTOR, poff + hi * SECTOR
-        if lo_b not in saved:
-            saved[lo_b] = bytes(img[lo_b:hi_b])
+        saved.append((lo_b, bytes(img[lo_b:hi_b])))
         img[lo_b:hi_b] = acc
         groups.add(group)
     return groups, saved
 
 
 def ppl_undo(img, saved):
-    for off, old in sorted(saved.items(), reverse=True):
+    # newest first: two entries of a group may overwrite overlapping
+    # ranges of its parity (different ranges of the chunks)
+    for off, old in reversed(saved):
         img[off:off + len(old)] = old
 
 
@@ -394,6 +396,10 @@ def replay(ss, entries, geo, writes, dumps, bm=None, ppl=None, checks=True):
     by_key = {}
     for seq, lb in writes:
         by_key.setdefault(geo.key(lb), []).append(seq)
+    # a write's blocks (crash_writer.py: one row per block)
+    blocks_of = {}
+    for seq, lb in writes:
+        blocks_of.setdefault(seq, set()).add(lb)
 
     durable = 0                 # writes <= this seq were acknowledged and flushed
     issued = 0                  # the newest write seen in the log (the next may be in flight)
@@ -404,6 +410,7 @@ def replay(ss, entries, geo, writes, dumps, bm=None, ppl=None, checks=True):
            "lost_examples": [], "hole_points": [], "bitmap_writes": 0,
            "points_unprotected": 0, "units_unprotected_max": 0,
            "ppl_points_unclosed": 0, "ppl_entries_max": 0, "ppl_points_replayed": 0,
+           "ppl_ranges_max": 0, "ppl_points_mixed_ranges": 0,
            "ppl_examples": []}
 
     def check(point, is_mark):
@@ -463,8 +470,16 @@ def replay(ss, entries, geo, writes, dumps, bm=None, ppl=None, checks=True):
         base = ppl * SECTOR
         if len(img) < base + PPL_BLOCK:
             return
-        n = len(ppl_entries(img, base))
+        entries = ppl_entries(img, base)
+        n = len(entries)
         res["ppl_entries_max"] = max(res["ppl_entries_max"], n)
+        for e in entries:
+            # entries of several ranges; those whose ranges lie at
+            # different offsets in their chunks
+            res["ppl_ranges_max"] = max(res["ppl_ranges_max"], len(e[3]))
+            if len({(a, b) for _, a, b in e[3]}) > 1:
+                res["ppl_points_mixed_ranges"] += 1
+                break
         if n:
             res["ppl_points_replayed"] += 1
         bad = 0
@@ -526,8 +541,10 @@ def replay(ss, entries, geo, writes, dumps, bm=None, ppl=None, checks=True):
                 for b in range(0, len(data), BLOCK):
                     # a data block of write st (a parity block may look like one)
                     st = stamp_of(data[b:b + BLOCK])
-                    if 0 < st <= len(writes) and lo + b in geo.copies(writes[st - 1][1]):
-                        issued = max(issued, st)
+                    if st in blocks_of:
+                        lb = struct.unpack_from("<Q", data, b + 16)[0]
+                        if lb in blocks_of[st] and lo + b in geo.copies(lb):
+                            issued = max(issued, st)
             for u in geo.units_of(lo, hi):
                 if geo.unit_ok(img, u):
                     bad_rows.discard(u)
@@ -634,6 +651,8 @@ def main(argv=None):
              f"unprotected_points={res['points_unprotected']}" if bm else "")
           + (f" ppl_writes={res.get('ppl_writes', 0)} ppl_replayed_points="
              f"{res['ppl_points_replayed']} ppl_entries_max={res['ppl_entries_max']} "
+             f"ppl_ranges_max={res['ppl_ranges_max']} "
+             f"ppl_mixed_range_points={res['ppl_points_mixed_ranges']} "
              f"ppl_unclosed={res['ppl_points_unclosed']}" if a.ppl_sector is not None else "")
           + (f" ppl_examples={res['ppl_examples'][:3]}" if res["ppl_points_unclosed"] else ""))
     return 1 if (res["lost_blocks"] or res["mark_mismatches"] or res["points_unprotected"]

@@ -194,16 +194,16 @@ ppl_held_wait() {
 }
 
 # Writes waiting at the ppl's gate -- the ring full, its device slowed by
-# dm-delay (50 ms a write) -- across suspends and a forced remove: each
+# dm-delay (20 ms a write) -- across suspends and a forced remove: each
 # suspend waits for them and fio's verify holds across; remove --force
 # while they wait lets every one end (no oops, no warning), and the
 # members and the log device are free once fio has closed the volume.
 parity_ppl_gate() {
-	local rc=0 n=4 c=8 size=$((6 << 20)) pl i m full=0 fio_pid
+	local rc=0 n=4 c=8 size=$((3 << 20)) pl i m full=0 fio_pid
 	wipe 3 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
 	loop_members 1 1 || return 1
 	pl=${LOOPS[0]}
-	dmsetup create ssat-pl --table "0 $PPL_SECTORS delay $pl 0 0 $pl 0 50" || return 1
+	dmsetup create ssat-pl --table "0 $PPL_SECTORS delay $pl 0 0 $pl 0 20" || return 1
 	vol_create ssat-v $((size / 512)) raid5 $c "$(ram_members $n)" \
 		4 initial_sync off ppl /dev/mapper/ssat-pl || return 1
 	# 64 KiB writes take 6 slots each: 16 in flight want more than 64

@@ -14,12 +14,15 @@
 #
 # Uses wait_synced and parity_ok (t_98), copies_identical (t_97).
 
+# (CRASH_CHUNK: the chunk in sectors, 8 unless set; CRASH_BPW: 4 KiB
+# blocks a write, 1 unless set)
 crash_layout() {	# crash_layout raid5|pstripe|mirror [bitmap|ppl]
 	local layout=$1 bitmap=${2:-} ppl=
 	[ "$bitmap" = ppl ] && ppl=1 bitmap=
 	modprobe dm-log-writes 2>/dev/null
 	grep -qw log-writes <(dmsetup targets) || { skip "no dm-log-writes target"; return; }
-	local n=4 msz=$((8 << 11)) chunk=8 rc=0 out k durable i members="" bmsz=0
+	local n=4 msz=$((8 << 11)) chunk=${CRASH_CHUNK:-8} bpw=${CRASH_BPW:-1}
+	local rc=0 out k durable i members="" bmsz=0
 	local vsz=$(((n - 1) * msz)) opts=(2 initial_sync off)
 	[ "$layout" = mirror ] && vsz=$((n / 2 * msz))
 	# with a bitmap, its device is a fifth slice after the members'
@@ -48,7 +51,7 @@ crash_layout() {	# crash_layout raid5|pstripe|mirror [bitmap|ppl]
 	# 240 random 4 KiB writes (one chunk each: a read-modify-write on raid5,
 	# two copies on the mirror), a flush and a mark after every 8th
 	python3 "$TOP/tests/kernel/crash_writer.py" /dev/mapper/ssat-c ssat-lw \
-		$((vsz / 8)) 240 8 7 "$WORK/writes.csv" || { fail "crash_writer failed"; return 1; }
+		$((vsz / 8)) 240 8 7 "$WORK/writes.csv" "$bpw" || { fail "crash_writer failed"; return 1; }
 	vol_remove ssat-c
 	for ((i = 0; i < n; i++)); do vol_remove ssat-c$i; done
 	[ -n "$bitmap$ppl" ] && vol_remove ssat-c$n
@@ -68,7 +71,13 @@ crash_layout() {	# crash_layout raid5|pstripe|mirror [bitmap|ppl]
 r = json.load(open(sys.argv[1]))
 print(r["writes_logged"], r["marks"], r["points_with_hole"], r["points_with_mismatch"],
       r.get("last_hole_point"), r.get("last_hole_durable"))' "$WORK/crash.json")
-	expect_eq "member writes in the log" "$writes" 480 || rc=1
+	if [ "$bpw" = 1 ]; then
+		expect_eq "member writes in the log" "$writes" 480 || rc=1
+	else
+		# (a write within one chunk: two member writes; over two chunks
+		# of a group: three; of two groups: four)
+		[ "$writes" -gt 480 ] || { fail "only $writes member writes in the log"; rc=1; }
+	fi
 	if [ -n "$bitmap" ]; then
 		# (the replay fails any point where a lying group's bit is clear)
 		[ "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["bitmap_writes"])' \
@@ -91,6 +100,14 @@ print(r["last_mismatch_point"], r["last_mismatch_durable"])' "$WORK/crash.json")
 	# wrongly.  The replay must see it (else it could not see it closed).
 	[ "$holes" -gt 0 ] 2>/dev/null || { fail "no crash point shows the write hole"; rc=1; }
 	[ $rc = 0 ] || return 1
+	if [ -n "$ppl" ] && [ "$bpw" != 1 ]; then
+		# the entries the test is for: two ranges at different offsets
+		out=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["ppl_ranges_max"], r["ppl_points_mixed_ranges"])' "$WORK/crash.json")
+		[ "${out% *}" -ge 2 ] && [ "${out#* }" -gt 0 ] ||
+			{ fail "no ppl entry of two ranges at different offsets (ranges max, points: $out)"; rc=1; }
+	fi
 	if [ -n "$ppl" ]; then
 		crash_recover_ppl "$layout" "$n" "$msz" "$chunk" "$vsz" "$k" "$durable" "${replay[@]}"
 		return
@@ -258,6 +275,11 @@ register crash_mirror crash_layout mirror
 register crash_raid5_bitmap crash_layout raid5 bitmap
 register crash_mirror_bitmap crash_layout mirror bitmap
 register crash_raid5_ppl crash_layout raid5 ppl
+# 8 KiB writes over 8 KiB chunks, half of them at 4 KiB offsets: a ppl
+# entry then holds two ranges at different offsets (the second half of one
+# chunk, the first half of the next) or two groups
+crash_raid5_ppl_multi() { CRASH_CHUNK=16 CRASH_BPW=2 crash_layout raid5 ppl; }
+register crash_raid5_ppl_multi crash_raid5_ppl_multi
 # pstripe's writes take the same paths as raid5's: make check-full only
 if [ "$FULL" = 1 ]; then
 	register crash_pstripe crash_layout pstripe

@@ -364,3 +364,17 @@ def test_ppl_checks_fail_when_the_log_lies(tmp_path):
         logged_rmw(log, g, img, base, 1, 0, 1, write_parity=False, tear=bad == "torn")
         rc, r = ppl_run(tmp_path, log, [(1, 0)])
         assert rc == 1 and r["ppl_points_unclosed"] > 0, (bad, r)
+
+
+def test_ppl_undo_puts_back_overlapping_ranges_newest_first():
+    """Two entries of a group overwrite overlapping parity ranges at
+    different starts (entries of different chunk ranges): undoing them
+    must give back the image as it was, whatever the order of offsets."""
+    orig = bytes(range(32))
+    img = bytearray(orig)
+    saved = []
+    for lo, hi, fill in ((8, 16, 0xAA), (0, 16, 0xBB)):
+        saved.append((lo, bytes(img[lo:hi])))
+        img[lo:hi] = bytes([fill]) * (hi - lo)
+    cr.ppl_undo(img, saved)
+    assert bytes(img) == orig
