@@ -32,9 +32,10 @@
  * may still sit in a member's volatile cache: after a crash that lost
  * them, the later entry would give the group a parity for data it does
  * not have.  So a write whose group still has an entry at or past the
- * tail on the device waits, like a write that finds the ring full, until
- * the tail has passed it (the earlier write is then durable); it waits
- * apart (@held), so that the writes behind it do not wait for it.  The
+ * tail on the device waits until a flush of the members has made the
+ * earlier write durable (@flushed: the daemon's flush, before it moves
+ * the tail); it waits apart (@held), so that the writes behind it do not
+ * wait for it.  The
  * groups with entries are known by hash (@last): a collision only makes a
  * write wait for a tail it did not need.
  *
@@ -117,6 +118,7 @@ struct ssa_ppl {
 	u64 head;		/* the next entry's seq */
 	u64 tail_mem;		/* entries below have been released */
 	u64 tail_disk;		/* the superblock's tail */
+	u64 flushed;		/* entries below: their writes are durable */
 	u8 *released;		/* a slot's entry was released */
 	u64 *last;		/* by group hash: newest entry's seq + 1, or 0 */
 	unsigned int last_bits;	/* log2 of @last's buckets */
@@ -292,7 +294,7 @@ static enum ssa_ppl_gate ssa_ppl_may_go(struct ssa_ppl *ppl,
 			k += op->groups[g].nchunks;
 			/* an earlier entry of a group not yet past the tail */
 			for (i = 0; i < op->groups[g].nchunks; i++)
-				if (*ssa_ppl_last(ppl, op, g, i) > ppl->tail_disk)
+				if (*ssa_ppl_last(ppl, op, g, i) > ppl->flushed)
 					return SSA_PPL_HELD;
 		}
 		if (ppl->head + k - ppl->tail_disk > ppl->slots)
@@ -590,6 +592,11 @@ static void ssa_ppl_daemon(struct work_struct *work)
 	/* a member that fails its flush is failed; the next pass retries */
 	if (!ppl->given_up && tail > ppl->tail_disk &&
 	    !ssa_flush_members(ppl->sc)) {
+		/* the writes held for their groups need only the flush */
+		spin_lock_irq(&ppl->lock);
+		ppl->flushed = max(ppl->flushed, tail);
+		spin_unlock_irq(&ppl->lock);
+		ssa_ppl_start_ready(ppl);
 		r = ssa_ppl_write_sb(ppl, tail, 0);
 		if (r) {
 			ssa_ppl_fail(ppl, "superblock write", r);
@@ -944,6 +951,7 @@ static int ssa_ppl_load(struct ssa_ppl *ppl)
 	ppl->head = next;
 	ppl->tail_mem = next;
 	ppl->tail_disk = next;
+	ppl->flushed = next;
 	return 0;
 }
 
@@ -1002,6 +1010,7 @@ void ssa_ppl_quiesced(struct ssa_parity *par)
 			ssa_ppl_fail(ppl, "superblock write", r);
 		else
 			ppl->tail_disk = ppl->head;
+		ppl->flushed = ppl->head;
 	}
 	ssa_ppl_start_ready(ppl);
 	mutex_unlock(&ppl->io_mutex);
@@ -1118,7 +1127,7 @@ int ssa_ppl_create(struct ssa_parity *par)
 	ppl->last_bits = ilog2(roundup_pow_of_two(buckets));
 	ppl->last = kvcalloc(BIT(ppl->last_bits), sizeof(*ppl->last), GFP_KERNEL);
 	ppl->sb_page = alloc_page(GFP_KERNEL);
-	ppl->wq = alloc_workqueue("kssappl", WQ_MEM_RECLAIM, 0);
+	ppl->wq = alloc_workqueue("kssappl", WQ_MEM_RECLAIM | SSA_WQ_PERCPU, 0);
 	if (!ppl->page_pool || !ppl->pio_pool || !ppl->released || !ppl->last ||
 	    !ppl->sb_page || !ppl->wq)
 		goto nomem;

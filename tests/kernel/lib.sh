@@ -38,6 +38,10 @@ vol_create() {
 # libdevmapper makes it, as it does during the suite: see run.)
 dm_sysname() { echo "dm-$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')"; }
 
+# dm_major NAME: the device-mapper major of NAME (254 on Debian's
+# kernels, not on every kernel: the debug kernel's is 252)
+dm_major() { dmsetup info -c --noheadings -o major "$1" | tr -d ' '; }
+
 vol_remove() { dmsetup remove "$1" 2>/dev/null || dmsetup remove --retry "$1"; }
 
 # Members that can be made to fail: linear devices ssat-m0.. over the first

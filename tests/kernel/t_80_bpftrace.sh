@@ -13,25 +13,27 @@ bt_run() {
 	bt_stop
 }
 
-bt_script() {	# bt_script SCRIPT REGEX...: each REGEX must match the output
-	local script=$1 rc=0 re
+bt_script() {	# bt_script SCRIPT REGEX...: each REGEX (MAJ: DM's major) must match the output
+	local script=$1 rc=0 re maj
 	shift
 	command -v bpftrace >/dev/null || { skip "bpftrace not installed"; return; }
 	mkdir -p "$WORK"
 	vol_create ssat-b 65536 stripe 64 "$(ram_members 4)" 4 queue_depth 2 priority on || return 1
+	maj=$(dm_major ssat-b)
 	bt_run "$script" "$WORK/bt.out" || return 1
 	head -c 3000 "$WORK/bt.out"
 	for re in "$@"; do
+		re=${re//MAJ/$maj}
 		grep -Eq -- "$re" "$WORK/bt.out" || { fail "$script output lacks /$re/"; rc=1; }
 	done
 	grep -qi "error" "$WORK/bt.out" && { fail "$script reported an error"; rc=1; }
 	return $rc
 }
 
-register bpftrace_ssalat bt_script ssalat.bt '^@usecs\[254, [0-9]+, read\]:' '^@usecs\[254, [0-9]+, write\]:' '\[[0-9]+, [0-9]+\) +[0-9]+ \|@'
-register bpftrace_ssaqueue bt_script ssaqueue.bt '^@wait_us\[254, [0-9]+, 3, low\]:' '^@service_us\[254, [0-9]+, 0, low\]:'
+register bpftrace_ssalat bt_script ssalat.bt '^@usecs\[MAJ, [0-9]+, read\]:' '^@usecs\[MAJ, [0-9]+, write\]:' '\[[0-9]+, [0-9]+\) +[0-9]+ \|@'
+register bpftrace_ssaqueue bt_script ssaqueue.bt '^@wait_us\[MAJ, [0-9]+, 3, low\]:' '^@service_us\[MAJ, [0-9]+, 0, low\]:'
 register bpftrace_ssaskew bt_script ssaskew.bt '^@skew_us\[(256|1024)\]:' '^@straggler\[[0-3]\]: [0-9]+'
-register bpftrace_ssasnoop bt_script ssasnoop.bt '^FORK_NS' '^[0-9]+ +[0-9]+ +254:[0-9]+ +[0-9]+ +W +[0-9]+ +2048 +4 '
+register bpftrace_ssasnoop bt_script ssasnoop.bt '^FORK_NS' '^[0-9]+ +[0-9]+ +MAJ:[0-9]+ +[0-9]+ +W +[0-9]+ +2048 +4 '
 
 # ssadisk.bt over a stripe of three emulated disks
 bt_ssadisk() {
@@ -45,9 +47,11 @@ bt_ssadisk() {
 	vol_create ssat-b 65536 stripe 64 "${m% }" 2 queue_depth 1 || return 1
 	bt_run ssadisk.bt "$WORK/bt.out" || return 1
 	head -c 3000 "$WORK/bt.out"
-	local re
-	for re in '^@queue_us\[254, [0-9]+, read\]:' '^@service_us\[254, [0-9]+, write\]:' \
-		'^@rot_us\[254, [0-9]+, read\]:' '^@seek_cyl\[254, [0-9]+\]: [0-9]+' '^@late_us\[254, [0-9]+\]:'; do
+	local re maj
+	maj=$(dm_major ssat-b)
+	for re in "^@queue_us\\[$maj, [0-9]+, read\\]:" "^@service_us\\[$maj, [0-9]+, write\\]:" \
+		"^@rot_us\\[$maj, [0-9]+, read\\]:" "^@seek_cyl\\[$maj, [0-9]+\\]: [0-9]+" \
+		"^@late_us\\[$maj, [0-9]+\\]:"; do
 		grep -Eq -- "$re" "$WORK/bt.out" || { fail "ssadisk.bt output lacks /$re/"; rc=1; }
 	done
 	grep -qi "error" "$WORK/bt.out" && { fail "ssadisk.bt reported an error"; rc=1; }

@@ -154,7 +154,8 @@ ssatrace_hist() {
 	cat "$WORK/ssatrace.err"
 	head -30 "$WORK/hist.txt"
 	local re
-	for re in "device 254:[0-9]+ read: response time" "device 254:[0-9]+ write: response time" \
+	for re in "device $(dm_major ssat-s):[0-9]+ read: response time" \
+		"device $(dm_major ssat-s):[0-9]+ write: response time" \
 		"member 3 low: queueing time" "member 0 low: service time" \
 		"^ +[0-9]+ -> [0-9]+ +: [0-9]+ +\|\*"; do
 		grep -Eq "$re" "$WORK/hist.txt" || { fail "histogram output lacks /$re/"; rc=1; }
