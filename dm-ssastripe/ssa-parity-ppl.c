@@ -35,9 +35,8 @@
  * tail on the device waits until a flush of the members has made the
  * earlier write durable (@flushed: the daemon's flush, before it moves
  * the tail); it waits apart (@held), so that the writes behind it do not
- * wait for it.  The
- * groups with entries are known by hash (@last): a collision only makes a
- * write wait for a tail it did not need.
+ * wait for it.  The groups with entries are known by hash (@last): a
+ * collision only makes a write wait for a flush it did not need.
  *
  * Writes of a degraded volume (a member failed or being rebuilt when the
  * write arrived) are not logged: there is nothing left to protect.  But
@@ -123,7 +122,7 @@ struct ssa_ppl {
 	u64 *last;		/* by group hash: newest entry's seq + 1, or 0 */
 	unsigned int last_bits;	/* log2 of @last's buckets */
 	struct list_head waiting;	/* writes waiting for slots, in order */
-	struct list_head held;	/* writes waiting for their groups' tail */
+	struct list_head held;	/* writes waiting for a flush (their groups) */
 	struct list_head pending;	/* groups to log (slots taken) */
 	struct list_head logged;	/* groups whose entries are written */
 
@@ -272,13 +271,13 @@ static u64 *ssa_ppl_last(struct ssa_ppl *ppl, struct ssa_pop *op,
 enum ssa_ppl_gate {
 	SSA_PPL_GO,
 	SSA_PPL_FULL,		/* wait for slots (or the log to empty) */
-	SSA_PPL_HELD,		/* wait for the tail to pass a group's entry */
+	SSA_PPL_HELD,		/* wait for a flush after a group's last write */
 };
 
 /*
  * Whether the write @op may start now, lock held: a logged write (the
- * volume whole, the log working) when none of its groups has an entry
- * left at or past the tail on the device and the ring has room for its
+ * volume whole, the log working) when the last write of each of its
+ * groups has been flushed to the members and the ring has room for its
  * groups' entries (taken now); an unlogged one when no entry it could
  * meet is left in the log (the tail has passed them all) or the log is
  * given up.
@@ -292,7 +291,7 @@ static enum ssa_ppl_gate ssa_ppl_may_go(struct ssa_ppl *ppl,
 	if (!READ_ONCE(ppl->failed) && op->failed < 0 && !ssa_nr_lost(op->sc)) {
 		for (g = 0; g < op->nr_groups; g++) {
 			k += op->groups[g].nchunks;
-			/* an earlier entry of a group not yet past the tail */
+			/* a group's last write, not yet flushed */
 			for (i = 0; i < op->groups[g].nchunks; i++)
 				if (*ssa_ppl_last(ppl, op, g, i) > ppl->flushed)
 					return SSA_PPL_HELD;
@@ -580,6 +579,7 @@ static void ssa_ppl_daemon(struct work_struct *work)
 {
 	struct ssa_ppl *ppl = container_of(to_delayed_work(work),
 					   struct ssa_ppl, daemon);
+	bool flushed = false;
 	u64 tail;
 	int r;
 
@@ -592,21 +592,29 @@ static void ssa_ppl_daemon(struct work_struct *work)
 	/* a member that fails its flush is failed; the next pass retries */
 	if (!ppl->given_up && tail > ppl->tail_disk &&
 	    !ssa_flush_members(ppl->sc)) {
-		/* the writes held for their groups need only the flush */
 		spin_lock_irq(&ppl->lock);
 		ppl->flushed = max(ppl->flushed, tail);
 		spin_unlock_irq(&ppl->lock);
-		ssa_ppl_start_ready(ppl);
+		flushed = true;
+	}
+	mutex_unlock(&ppl->io_mutex);
+	if (!flushed)
+		goto out;
+	/* the writes held for their groups need only the flush: they go now */
+	ssa_ppl_start_ready(ppl);
+	mutex_lock(&ppl->io_mutex);
+	if (!ppl->given_up) {
 		r = ssa_ppl_write_sb(ppl, tail, 0);
 		if (r) {
 			ssa_ppl_fail(ppl, "superblock write", r);
 		} else {
 			spin_lock_irq(&ppl->lock);
-			ppl->tail_disk = tail;
+			ppl->tail_disk = max(ppl->tail_disk, tail);
 			spin_unlock_irq(&ppl->lock);
 		}
 	}
 	mutex_unlock(&ppl->io_mutex);
+out:
 	ssa_ppl_start_ready(ppl);
 	if (READ_ONCE(ppl->active))
 		queue_delayed_work(ppl->wq, &ppl->daemon,
