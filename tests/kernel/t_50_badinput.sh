@@ -14,6 +14,9 @@ bad_table() {
 	log=$(klog_since)
 	grep -qF -- "$want" <<< "$log" || { fail "$name: kernel log lacks '$want'"; echo "$log" | tail -3; rc=1; }
 	dmsetup info ssat-bad >/dev/null 2>&1 && { fail "$name: device left behind"; dmsetup remove ssat-bad; rc=1; }
+	# (BAD_TABLE_HELD: the test holds those devices itself, through
+	# volumes of its own)
+	[ -n "${BAD_TABLE_HELD:-}" ] && return $rc
 	# a glob, not ls: a process per device costs ~0.15 s under TCG
 	for d in /sys/block/ram*/holders/* /sys/block/loop*/holders/*; do
 		[ -e "$d" ] && { fail "$name: ${d%/holders/*} still held by ${d##*/}"; rc=1; }

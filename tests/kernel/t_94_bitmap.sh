@@ -60,6 +60,23 @@ bm_volume() {	# bm_volume [OPTS...]
 	vol_create ssat-v $BM_LEN raid5 8 "$BM_MEMBERS" "${#o[@]}" "${o[@]}"
 }
 
+# bm_cycle CREATE: on the volume CREATE made (ssat-v, 512 regions), a
+# region's bit set by writes and cleared once they stop, then a clean stop
+# (superblock flags 1) and CREATE again, which logs nothing to resync
+bm_cycle() {
+	local rc=0
+	bm_writer 0
+	bm_wait ssat-v 1/512 || rc=1
+	kill $BM_PID; wait $BM_PID 2>/dev/null
+	bm_wait ssat-v 0/512 || rc=1
+	vol_remove ssat-v
+	expect_eq "superblock flags after a clean stop" "$(bm_sb_flags /dev/mapper/ssat-bm)" 1 || rc=1
+	klog_mark
+	"$1" || return 1
+	klog_since | grep -q "stopped cleanly, 0 of 512 regions to resync" || { fail "no clean-stop log line"; rc=1; }
+	return $rc
+}
+
 parity_bitmap() {
 	local rc=0 v=/dev/mapper/ssat-v bm t0 t1 r0 r1 full part preads out
 	wipe 32 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3
@@ -74,17 +91,9 @@ parity_bitmap() {
 	klog_since | grep -q "bitmap .*: new, 512 regions of 16 groups" || { fail "no log line for a new bitmap"; rc=1; }
 	expect_eq "bitmap at start" "$(bm_field ssat-v)" 0/512 || rc=1
 	[[ $(dmsetup table ssat-v) =~ " bitmap "[0-9]+:[0-9]+ ]] || { fail "table lacks the bitmap: $(dmsetup table ssat-v)"; rc=1; }
-	# writes set their region's bit; idle, it is cleared again
-	bm_writer 0
-	bm_wait ssat-v 1/512 || rc=1
-	kill $BM_PID; wait $BM_PID 2>/dev/null
-	bm_wait ssat-v 0/512 || rc=1
-	# a clean stop: the superblock says so, nothing to resync after
-	vol_remove ssat-v
-	expect_eq "superblock flags after a clean stop" "$(bm_sb_flags /dev/mapper/ssat-bm)" 1 || rc=1
-	klog_mark
-	bm_volume || return 1
-	klog_since | grep -q "stopped cleanly, 0 of 512 regions to resync" || { fail "no clean-stop log line"; rc=1; }
+	# writes set their region's bit; idle, it is cleared again; a clean
+	# stop: the superblock says so, nothing to resync after
+	bm_cycle bm_volume || rc=1
 	expect_eq "action after a clean stop" "$(dmsetup status ssat-v | awk '{print $(NF-2)}')" idle || rc=1
 	expect_eq "superblock flags while active" "$(bm_sb_flags /dev/mapper/ssat-bm)" 0 || rc=1
 
@@ -243,15 +252,7 @@ mirror_bitmap() {
 	klog_since | grep -q "bitmap .*: new, 512 regions of 16 member chunks" || { fail "no log line for a new bitmap"; rc=1; }
 	expect_eq "bitmap at start" "$(bm_field ssat-v)" 0/512 || rc=1
 	expect_eq "action at start" "$(dmsetup status ssat-v | awk '{print $(NF-2)}')" idle || rc=1
-	bm_writer 0
-	bm_wait ssat-v 1/512 || rc=1
-	kill $BM_PID; wait $BM_PID 2>/dev/null
-	bm_wait ssat-v 0/512 || rc=1
-	vol_remove ssat-v
-	expect_eq "superblock flags after a clean stop" "$(bm_sb_flags /dev/mapper/ssat-bm)" 1 || rc=1
-	klog_mark
-	mbm_volume || return 1
-	klog_since | grep -q "stopped cleanly, 0 of 512 regions to resync" || { fail "no clean-stop log line"; rc=1; }
+	bm_cycle mbm_volume || rc=1
 
 	# regions 15 (block 240) and 231 (block 3696) dirty while the bitmap
 	# device fails: its last state is what a crash would leave
@@ -322,6 +323,9 @@ mirror_bitmap() {
 		{ fail "the resync read copy 0 $preads times, not about 2"; rc=1; }
 	[ $((r1 - r0)) -ge 128 ] || { fail "the check read copy 0 only $((r1 - r0)) times"; rc=1; }
 	vol_remove ssat-v
+	# the mirror's bitmap is refused by a table of another layout
+	BAD_TABLE_HELD=1 bad_table mirror-bitmap-raid5 "0 $((2 * 65536)) ssastripe raid5 8 3 $BM_MEMBERS 2 bitmap /dev/mapper/ssat-bm" \
+		"Bitmap device holds the bitmap of another geometry" || rc=1
 	dmsetup remove ssat-bm
 	return $rc
 }
