@@ -129,13 +129,15 @@ enum ssa_opt {
 	SSA_OPT_BITMAP,		/* a device path (sc->meta_dev), not a number */
 	SSA_OPT_BITMAP_REGION,
 	SSA_OPT_PPL,		/* a device path too: bitmap or ppl, not both */
+	SSA_OPT_MERGE,
 	SSA_NR_OPTS,
 };
 
 #define SSA_MAX_QUEUE_DEPTH	65536
 
 /* The options every layout takes. */
-#define SSA_COMMON_OPTS	(BIT(SSA_OPT_QUEUE_DEPTH) | BIT(SSA_OPT_PRIORITY))
+#define SSA_COMMON_OPTS	(BIT(SSA_OPT_QUEUE_DEPTH) | BIT(SSA_OPT_PRIORITY) | \
+			 BIT(SSA_OPT_MERGE))
 
 struct ssa_io;
 
@@ -215,6 +217,7 @@ struct ssa_ctx {
 	bool coalesce;		/* one child per member, not one per chunk */
 	unsigned int queue_depth;	/* 0: unbounded, no queueing */
 	bool priority;		/* false: both classes share one FIFO */
+	bool merge;		/* the dispatcher merges adjacent children */
 
 	unsigned int io_size;	/* per-bio data: ssa_io_size() */
 	bool fast_map;		/* stripe layout, queue_depth 0: ssa_map_fast() */

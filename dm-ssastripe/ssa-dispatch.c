@@ -11,9 +11,15 @@
  * slot frees the head of the high-priority FIFO goes first (non-preemptive
  * priority; "priority off" puts every child in one FIFO).  A completion
  * never dispatches by itself: it kicks the member's work item, so dispatch
- * neither recurses nor sleeps in completion context.
+ * neither recurses nor sleeps in completion context.  With "merge on" the
+ * work item sends the children that follow the one it dispatches in the
+ * same FIFO, while each starts where the last ends on the member, as one
+ * bio taking one slot (children of different requests: a sequential
+ * stream's adjacent pieces, as a disk's elevator would merge them).
  */
+#include <linux/blk-crypto.h>
 #include <linux/blkdev.h>
+#include <linux/slab.h>
 
 #include "ssa-io.h"
 
@@ -39,12 +45,18 @@ struct ssa_cstate *ssa_cstate_of(struct ssa_ctx *sc, struct bio *bio,
  * path.  A request all of whose children waited is accounted by DM core
  * when it completes.
  */
-static void ssa_dispatch(struct ssa_ctx *sc, struct bio *bio,
-			 struct ssa_io *io, struct ssa_cstate *cs, bool from_map)
+static void ssa_dispatch_start(struct ssa_ctx *sc, struct bio *bio,
+			       struct ssa_cstate *cs)
 {
 	this_cpu_inc(sc->members[cs->member].stats->dispatched[cs->class]);
 	if (unlikely(cs->start_hook))
 		sc->ops->started(bio);
+}
+
+static void ssa_dispatch(struct ssa_ctx *sc, struct bio *bio,
+			 struct ssa_io *io, struct ssa_cstate *cs, bool from_map)
+{
+	ssa_dispatch_start(sc, bio, cs);
 	/* a remapped request is its own parent */
 	if (io && from_map)
 		dm_submit_bio_remap(io->remapped ? bio : ssa_parent_of(io), bio);
@@ -131,16 +143,175 @@ void ssa_submit_held(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 	ssa_dispatch(sc, bio, io, cs, false);
 }
 
+/*
+ * Merging ("merge on").  The children sent as one are kept on @parts, in
+ * member order; the merged bio points at their data vectors (no copy) and
+ * completes each of them, with its own status, when it completes.
+ */
+#define SSA_MERGE_MAX_SECTORS	2048	/* 1 MiB a merged bio */
+
+struct ssa_merged {
+	struct bio_list parts;
+	struct bio_vec *vecs;	/* after the struct, in the same allocation */
+	struct bio bio;		/* must be last */
+};
+
+static bool ssa_same_blkg(struct bio *a, struct bio *b)
+{
+#ifdef CONFIG_BLK_CGROUP
+	return a->bi_blkg == b->bi_blkg;
+#else
+	return true;
+#endif
+}
+
+static unsigned int ssa_nr_bvecs(struct bio *bio)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+	unsigned int n = 0;
+
+	bio_for_each_bvec(bv, bio, iter)
+		n++;
+	return n;
+}
+
+/* May @next go out in one bio with @head, which the merge has reached @end? */
+static bool ssa_mergeable(struct bio *head, struct bio *next, sector_t end,
+			  unsigned int sectors, unsigned int *vecs)
+{
+	unsigned int n;
+
+	if (next->bi_iter.bi_sector != end || next->bi_bdev != head->bi_bdev ||
+	    next->bi_opf != head->bi_opf || next->bi_ioprio != head->bi_ioprio ||
+	    bio_integrity(next) || bio_has_crypt_ctx(next) ||
+	    !ssa_same_blkg(head, next) ||
+	    sectors + bio_sectors(next) > SSA_MERGE_MAX_SECTORS)
+		return false;
+	n = ssa_nr_bvecs(next);
+	if (*vecs + n > BIO_MAX_VECS)
+		return false;
+	*vecs += n;
+	return true;
+}
+
+/* Only plain reads and writes of data merge. */
+static bool ssa_merge_head(struct bio *bio)
+{
+	return (bio_op(bio) == REQ_OP_READ || bio_op(bio) == REQ_OP_WRITE) &&
+	       !(bio->bi_opf & REQ_PREFLUSH) && bio_sectors(bio) &&
+	       !bio_integrity(bio) && !bio_has_crypt_ctx(bio);
+}
+
+static void ssa_merged_endio(struct bio *bio)
+{
+	struct ssa_merged *mg = container_of(bio, struct ssa_merged, bio);
+	struct bio *part;
+
+	while ((part = bio_list_pop(&mg->parts))) {
+		part->bi_status = bio->bi_status;
+		bio_endio(part);
+	}
+	bio_uninit(bio);
+	kfree(mg);
+}
+
+/*
+ * Send @parts (more than one child, the first holding the member's slot)
+ * as one bio of @vecs vectors.  If it cannot be allocated they go one by
+ * one, each given a slot of its own.
+ */
+static void ssa_dispatch_merged(struct ssa_ctx *sc, struct ssa_member *mb,
+				struct bio_list *parts, unsigned int vecs)
+{
+	struct bio *head = bio_list_peek(parts);
+	struct ssa_merged *mg;
+	struct bvec_iter iter;
+	struct ssa_cstate *cs;
+	struct bio_vec bv;
+	struct ssa_io *io;
+	struct bio *part;
+	unsigned int n = 0;
+
+	mg = kmalloc(sizeof(*mg) + vecs * sizeof(struct bio_vec),
+		     GFP_NOIO | __GFP_NORETRY | __GFP_NOWARN);
+	if (!mg) {
+		spin_lock_irq(&mb->lock);
+		mb->inflight += bio_list_size(parts) - 1;
+		spin_unlock_irq(&mb->lock);
+		while ((part = bio_list_pop(parts))) {
+			cs = ssa_cstate_of(sc, part, &io);
+			cs->counted = true;
+			ssa_dispatch(sc, part, io, cs, false);
+		}
+		return;
+	}
+	mg->vecs = (struct bio_vec *)(mg + 1);
+	bio_init(&mg->bio, head->bi_bdev, mg->vecs, vecs, head->bi_opf);
+	mg->bio.bi_iter.bi_sector = head->bi_iter.bi_sector;
+	mg->bio.bi_ioprio = head->bi_ioprio;
+	mg->bio.bi_end_io = ssa_merged_endio;
+	bio_clone_blkg_association(&mg->bio, head);
+	bio_list_for_each(part, parts) {
+		cs = ssa_cstate_of(sc, part, &io);
+		ssa_dispatch_start(sc, part, cs);
+		bio_for_each_bvec(bv, part, iter)
+			mg->vecs[n++] = bv;
+		mg->bio.bi_iter.bi_size += part->bi_iter.bi_size;
+	}
+	mg->bio.bi_vcnt = n;
+	mg->parts = *parts;
+	submit_bio_noacct(&mg->bio);
+}
+
+/*
+ * Under the member's lock: move the children that may go out with @head
+ * (just taken from @q, holding the slot) from the head of @q onto @parts,
+ * each dispatched as far as the queues and the trace are concerned.
+ * Returns false, @parts unused, when none may.
+ */
+static bool ssa_take_merges(struct ssa_ctx *sc, struct ssa_member *mb,
+			    struct bio_list *q, struct bio *head,
+			    struct bio_list *parts, unsigned int *vecs)
+{
+	unsigned int sectors = bio_sectors(head);
+	struct ssa_cstate *cs;
+	struct ssa_io *io;
+	struct bio *next;
+	u32 waiting;
+
+	if (sectors >= SSA_MERGE_MAX_SECTORS)
+		return false;
+	*vecs = ssa_nr_bvecs(head);
+	bio_list_init(parts);
+	while ((next = bio_list_peek(q)) &&
+	       ssa_mergeable(head, next, head->bi_iter.bi_sector + sectors,
+			     sectors, vecs)) {
+		if (bio_list_empty(parts))
+			bio_list_add(parts, head);
+		bio_list_pop(q);
+		cs = ssa_cstate_of(sc, next, &io);
+		mb->qlen[cs->class]--;
+		cs->counted = false;
+		waiting = mb->qlen[SSA_CLASS_HIGH] + mb->qlen[SSA_CLASS_LOW];
+		ssa_trace_child_dispatch(sc, io, cs, waiting, true);
+		bio_list_add(parts, next);
+		sectors += bio_sectors(next);
+	}
+	return !bio_list_empty(parts);
+}
+
 /* Dispatch waiting children while the member has free slots. */
 void ssa_dispatch_work(struct work_struct *work)
 {
 	struct ssa_member *mb = container_of(work, struct ssa_member,
 					     dispatch_work);
 	struct ssa_ctx *sc = mb->sc;
+	struct bio_list parts, *q;
 	struct ssa_cstate *cs;
+	unsigned int depth, vecs;
 	struct ssa_io *io;
 	struct bio *bio;
-	unsigned int depth;
 	u32 waiting;
 
 	for (;;) {
@@ -148,9 +319,10 @@ void ssa_dispatch_work(struct work_struct *work)
 		depth = READ_ONCE(sc->queue_depth);
 		if (depth && mb->inflight >= depth)
 			break;
-		bio = bio_list_pop(&mb->queue[SSA_CLASS_HIGH]);
-		if (!bio)
-			bio = bio_list_pop(&mb->queue[SSA_CLASS_LOW]);
+		q = &mb->queue[SSA_CLASS_HIGH];
+		if (bio_list_empty(q))
+			q = &mb->queue[SSA_CLASS_LOW];
+		bio = bio_list_pop(q);
 		if (!bio)
 			break;
 		cs = ssa_cstate_of(sc, bio, &io);
@@ -159,9 +331,14 @@ void ssa_dispatch_work(struct work_struct *work)
 		mb->inflight++;
 		cs->counted = true;
 		ssa_trace_child_dispatch(sc, io, cs, waiting, true);
-		spin_unlock_irq(&mb->lock);
-
-		ssa_dispatch(sc, bio, io, cs, false);
+		if (READ_ONCE(sc->merge) && ssa_merge_head(bio) &&
+		    ssa_take_merges(sc, mb, q, bio, &parts, &vecs)) {
+			spin_unlock_irq(&mb->lock);
+			ssa_dispatch_merged(sc, mb, &parts, vecs);
+		} else {
+			spin_unlock_irq(&mb->lock);
+			ssa_dispatch(sc, bio, io, cs, false);
+		}
 		cond_resched();
 	}
 	spin_unlock_irq(&mb->lock);

@@ -154,6 +154,12 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		.device = true,
 		.only = SSA_ONLY_PARITY,
 	},
+	[SSA_OPT_MERGE] = {
+		.name = "merge",
+		.range = { 0, 1, "Invalid merge: expected on or off" },
+		.words = ssa_on_off,
+		.def = 0,
+	},
 };
 
 /* The word option @opt's value @val stands for (status lines). */
@@ -200,6 +206,7 @@ void ssa_apply_opts(struct ssa_ctx *sc)
 	WRITE_ONCE(sc->fast_map, sc->ops->fast_map &&
 		   !sc->opt[SSA_OPT_QUEUE_DEPTH]);
 	WRITE_ONCE(sc->priority, sc->opt[SSA_OPT_PRIORITY]);
+	WRITE_ONCE(sc->merge, sc->opt[SSA_OPT_MERGE]);
 	WRITE_ONCE(sc->read_policy, sc->opt[SSA_OPT_READ_POLICY]);
 	WRITE_ONCE(sc->sync, sc->opt[SSA_OPT_SYNC]);
 	WRITE_ONCE(sc->write_method, sc->opt[SSA_OPT_WRITE_METHOD]);
@@ -325,7 +332,7 @@ unsigned int ssa_emit_opts(struct ssa_ctx *sc, char *result,
 }
 
 /*
- * "<option> <value>" messages (queue_depth, priority, read_policy,
+ * "<option> <value>" messages (queue_depth, priority, merge, read_policy,
  * rebuild_rate, sync, write_method): 0 when applied, -EINVAL when refused,
  * 1 when @argv is not such a message.
  */
@@ -337,8 +344,9 @@ int ssa_message_opt(struct ssa_ctx *sc, unsigned int argc, char **argv)
 
 	o = argc ? ssa_opt_find(argv[0]) : -1;
 	if (argc != 2 || !(o == SSA_OPT_QUEUE_DEPTH || o == SSA_OPT_PRIORITY ||
-			   o == SSA_OPT_READ_POLICY || o == SSA_OPT_REBUILD_RATE ||
-			   o == SSA_OPT_SYNC || o == SSA_OPT_WRITE_METHOD))
+			   o == SSA_OPT_MERGE || o == SSA_OPT_READ_POLICY ||
+			   o == SSA_OPT_REBUILD_RATE || o == SSA_OPT_SYNC ||
+			   o == SSA_OPT_WRITE_METHOD))
 		return 1;
 	if (!(sc->ops->opts & BIT(o))) {
 		DMWARN("%s: %s", argv[0], ssa_opts[o].only);

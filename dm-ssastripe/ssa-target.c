@@ -499,8 +499,10 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(",layout=%s,chunk_sectors=%u,members=%u,coalesce=%c",
 		       sc->layout->name, sc->geom.chunk, sc->nr_members,
 		       sc->coalesce ? 'y' : 'n');
-		DMEMIT(",queue_depth=%u,priority=%c", READ_ONCE(sc->queue_depth),
-		       READ_ONCE(sc->priority) ? 'y' : 'n');
+		DMEMIT(",queue_depth=%u,priority=%c,merge=%c",
+		       READ_ONCE(sc->queue_depth),
+		       READ_ONCE(sc->priority) ? 'y' : 'n',
+		       READ_ONCE(sc->merge) ? 'y' : 'n');
 		if (sc->ops->status)
 			sz = sc->ops->status(sc, type, result, maxlen, sz);
 		for (m = 0; m < sc->nr_members; m++)
@@ -640,7 +642,7 @@ static void ssa_resume(struct dm_target *ti)
 
 static struct target_type ssa_target = {
 	.name = "ssastripe",
-	.version = { 1, 11, 0 },
+	.version = { 1, 12, 0 },
 	.module = THIS_MODULE,
 	.ctr = ssa_ctr,
 	.dtr = ssa_dtr,

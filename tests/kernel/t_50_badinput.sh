@@ -50,9 +50,10 @@ bad_tables() {
 	bad_table opt-dup "0 1024 $T stripe 8 2 $r0 0 $r1 0 4 coalesce 1 coalesce 0" "Duplicate optional argument" || rc=1
 	bad_table opt-novalue "0 1024 $T stripe 8 2 $r0 0 $r1 0 1 coalesce" "Optional argument without a value" || rc=1
 	bad_table opt-value "0 1024 $T stripe 8 2 $r0 0 $r1 0 2 coalesce 7" "Invalid coalesce value" || rc=1
+	bad_table opt-merge "0 1024 $T stripe 8 2 $r0 0 $r1 0 2 merge 1" "Invalid merge" || rc=1
 	bad_table opt-count "0 1024 $T stripe 8 2 $r0 0 $r1 0 4 coalesce 1" "Invalid number of optional arguments" || rc=1
 	bad_table opt-count-text "0 1024 $T stripe 8 2 $r0 0 $r1 0 junk" "Invalid number of optional arguments" || rc=1
-	# at most 2 x (9 options + 64 rebuild members) = 146 words
+	# at most 2 x (14 options + 64 rebuild members) = 156 words
 	bad_table opt-count-big "0 1024 $T stripe 8 2 $r0 0 $r1 0 300 $(seq -s ' ' 300)" "Invalid number of optional arguments" || rc=1
 	bad_table trailing "0 1024 $T stripe 8 2 $r0 0 $r1 0 2 coalesce 1 extra" "Too many arguments" || rc=1
 	bad_numbers || rc=1

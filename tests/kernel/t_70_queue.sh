@@ -25,12 +25,14 @@ queue_messages() {
 	expect_eq "default priority" "$(vstat ssat-q priority)" on || rc=1
 	dmsetup message ssat-q 0 queue_depth 3 || { fail "queue_depth message refused"; rc=1; }
 	dmsetup message ssat-q 0 priority off || { fail "priority message refused"; rc=1; }
+	dmsetup message ssat-q 0 merge on || { fail "merge message refused"; rc=1; }
 	expect_eq "depth after message" "$(vstat ssat-q depth)" 3 || rc=1
 	expect_eq "priority after message" "$(vstat ssat-q priority)" off || rc=1
 	t=$(dmsetup table ssat-q)
-	[[ $t == *" 4 queue_depth 3 priority off" ]] || { fail "table does not carry the settings: $t"; rc=1; }
+	[[ $t == *" 6 queue_depth 3 priority off merge on" ]] || { fail "table does not carry the settings: $t"; rc=1; }
 	local bad
 	for bad in "queue_depth 65537" "queue_depth -1" "queue_depth x" "priority maybe" \
+		"merge 1" "merge" "merge on off" \
 		"queue_depth" "coalesce 0" "frobnicate" "debug_inject_high 2 1" \
 		"debug_inject_high 0 0" "debug_inject_high 0 5000" "queue_depth 4294967299" \
 		"queue_depth +3" "debug_inject_high 4294967297 5"; do
@@ -150,6 +152,73 @@ trace_fork_shape() {
 	return $rc
 }
 
+# I/Os a member's block device has completed (reads + writes, from
+# /sys/block): a bio-based member counts every bio it is sent.
+member_ios() {
+	local -a f
+	read -ra f < "/sys/block/$(dm_sysname "$1")/stat"
+	echo $((f[0] + f[4]))
+}
+
+# "merge on": children waiting at a busy member (queue_depth 1) that follow
+# each other on it go out as one bio.  Members are ssadisks over zeroed
+# ramdisks (a service time, so queues build; bio-based, so nothing below
+# merges).  A sequential stream of chunks, or of full stripes on raid5
+# (merge.fio, job seq): with merge off each member is sent exactly the
+# children dispatched to it; with merge on fewer than three bios for four
+# children (seen: a quarter on stripe and mirror, 0.45 on raid5).  Then
+# random writes of mixed sizes (job mixed).  Every block reads back
+# (crc32c), the parity layouts' parity is recomputed from the members,
+# and every child dispatched is traced and completed.
+queue_merge() {	# queue_merge LAYOUT MEMBERS
+	local layout=$1 n=$2 rc=0 i m="" msz=16384 len opts merge job bs=4k
+	for ((i = 0; i < n; i++)); do
+		wipe $((msz / 2048)) /dev/ram$i || return 1
+		disk_create ssat-d$i /dev/ram$i $msz $MECH time_scale 0.1 || return 1
+		m+="/dev/mapper/ssat-d$i 0 "
+	done
+	case $layout in
+	stripe) len=$((n * msz)) opts="4 queue_depth 1" ;;
+	mirror) len=$((n / 2 * msz)) opts="4 queue_depth 1" ;;
+	*) len=$(((n - 1) * msz)) opts="6 queue_depth 1 initial_sync off"
+	   bs=$(((n - 1) * 4))k ;;	# full stripes (a small write's RMW pieces
+					# alternate reads and writes: few merge)
+	esac
+	mkdir -p "$WORK"
+	for merge in off on; do
+		vol_create ssat-q $len "$layout" 8 "${m% }" $opts merge $merge || return 1
+		for job in seq mixed; do
+			local ios0=0 ios1=0 d0 d1 ev children bios
+			for ((i = 0; i < n; i++)); do ios0=$((ios0 + $(member_ios ssat-d$i))); done
+			d0=$(( $(mstat_all ssat-q dlow | tr ' ' '+') + $(mstat_all ssat-q dhigh | tr ' ' '+') ))
+			trace_start_only ssastripe_child_dispatch ssastripe_child_complete || return 1
+			(cd "$WORK" && DEV=/dev/mapper/ssat-q SIZE=$((len * 512)) BS=$bs fio --section=$job \
+				--output="$WORK/fio-$job.out" "$TOP/tests/fio/merge.fio") ||
+				{ fail "fio verify failed (merge $merge, $job)"; cat "$WORK/fio-$job.out"; rc=1; }
+			trace_stop "$WORK/trace.txt"
+			for ((i = 0; i < n; i++)); do ios1=$((ios1 + $(member_ios ssat-d$i))); done
+			d1=$(( $(mstat_all ssat-q dlow | tr ' ' '+') + $(mstat_all ssat-q dhigh | tr ' ' '+') ))
+			children=$((d1 - d0)) bios=$((ios1 - ios0))
+			info "merge $merge, $job: $children children dispatched, $bios member bios"
+			ev=$(grep -c 'ssastripe_child_complete:' "$WORK/trace.txt")
+			expect_eq "merge $merge, $job: completions traced = children dispatched" \
+				"$ev" "$children" || rc=1
+			ev=$(grep -c 'ssastripe_child_dispatch:' "$WORK/trace.txt")
+			expect_eq "merge $merge, $job: dispatches traced = children dispatched" \
+				"$ev" "$children" || rc=1
+			if [ $merge = off ]; then
+				expect_eq "merge off, $job: a member bio a child" "$bios" "$children" || rc=1
+			elif [ $job = seq ] && [ $((bios * 4)) -ge $((children * 3)) ]; then
+				fail "merge on, seq: $bios member bios for $children children"; rc=1
+			fi
+		done
+		expect_eq "nothing left in flight" "$(mstat_all ssat-q inflight | tr -d ' 0')" "" || rc=1
+		case $layout in raid5 | pstripe) parity_ok ssat-q || rc=1 ;; esac
+		vol_remove ssat-q
+	done
+	return $rc
+}
+
 register queue_verify_d1 queue_verify 1 on
 register queue_verify_d4_prio_off queue_verify 4 off
 register queue_messages queue_messages
@@ -157,6 +226,9 @@ register queue_trace_d1_prio_on queue_trace 1 on
 register queue_trace_d1_prio_off queue_trace 1 off
 register queue_trace_d0 queue_trace 0 on
 register trace_fork_shape trace_fork_shape
+register queue_merge_stripe queue_merge stripe 2
+register queue_merge_raid5 queue_merge raid5 4
+register queue_merge_mirror queue_merge mirror 2
 
 # Settings changed under load, with children waiting: depth raised,
 # cleared (waiting children drain), restored; priority toggled; internal
