@@ -407,6 +407,10 @@ bool ssa_member_fault(blk_status_t status, struct bio *bio);
 void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
 		      struct bio *bio);
 void ssa_member_fail(struct ssa_ctx *sc, unsigned int m);
+/* Synchronous member and metadata I/O (ssa-dispatch.c; process context) */
+int ssa_flush_members(struct ssa_ctx *sc);
+int ssa_pages_io(struct block_device *bdev, sector_t sector,
+		 struct page **pages, u32 bytes, blk_opf_t opf);
 
 /* ssa-io-trace.c */
 void ssa_trace_cache_free(struct ssa_ctx *sc);

@@ -64,10 +64,5 @@ void ssa_bm_synced(struct ssa_bitmap *bm, u64 row);
 unsigned int ssa_bm_status(struct ssa_bitmap *bm, char *result,
 			   unsigned int maxlen, unsigned int sz);
 
-/* Metadata I/O, shared with the partial parity log. */
-int ssa_flush_members(struct ssa_ctx *sc);
-int ssa_pages_io(struct block_device *bdev, sector_t sector,
-		 struct page **pages, u32 bytes, blk_opf_t opf);
-
 #endif /* __KERNEL__ */
 #endif /* SSA_BITMAP_H */

@@ -12,6 +12,11 @@
 #include <linux/raid/xor.h>
 #include <linux/workqueue.h>
 
+/* bio_integrity() moved to its own header in 6.11 (linux/bio.h before) */
+#ifdef SSA_HAVE_BIO_INTEGRITY_H
+#include <linux/bio-integrity.h>
+#endif
+
 /*
  * WQ_PERCPU (6.17; 6.12's stable series has it too) names what a
  * workqueue without WQ_UNBOUND always was, per-CPU; 7.x warns when

@@ -4,7 +4,8 @@
  * the copies a table names; check and repair; the resync, after a crash,
  * of the regions the write-intent bitmap had set (a repair over those
  * regions only); window by window, and the hold they put on the writes
- * that touch the window.
+ * that touch the window.  Their start at a resume, stop at a suspend, and
+ * the status fields that report them.
  */
 #include "ssa-mirror.h"
 
@@ -565,4 +566,77 @@ void ssa_mirror_walk_status(struct ssa_ctx *sc, const char **action,
 	*pos = min_t(u64, ssa_rebuild_cursor(sc), sc->member_len);
 	*action = READ_ONCE(mi->active) ? ssa_mwalk_names[walk] :
 		  ssa_bm_pending(mi->bm) ? "unsynced" : "idle";
+}
+
+/*
+ * INFO: <copies> <read_policy> <action> <done>/<member_sectors> <mismatches>
+ * IMA:  ,copies=,read_policy=
+ */
+unsigned int ssa_mirror_status(struct ssa_ctx *sc, status_type_t type,
+			       char *result, unsigned int maxlen, unsigned int sz)
+{
+	const char *policy = ssa_opt_word(SSA_OPT_READ_POLICY,
+					  READ_ONCE(sc->read_policy));
+	const char *action;
+	u64 pos, bad;
+
+	if (type == STATUSTYPE_IMA) {
+		DMEMIT(",copies=%u,read_policy=%s", sc->copies, policy);
+		return sz;
+	}
+	ssa_mirror_walk_status(sc, &action, &pos, &bad);
+	sz = ssa_bm_status(ssa_mirror_of(sc)->bm, result, maxlen, sz);
+	DMEMIT(" %u %s %s %llu/%llu %llu", sc->copies, policy, action, pos,
+	       (unsigned long long)sc->member_len, bad);
+	return sz;
+}
+
+/*
+ * On suspend and removal: stop a rebuild after the window being copied
+ * (the resume goes on from there), and a check or repair (for good); the
+ * writes they held go on.
+ */
+void ssa_mirror_stop(struct ssa_ctx *sc)
+{
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+
+	if (!mi)
+		return;
+	WRITE_ONCE(mi->stop, true);
+	wake_up(&mi->wait);
+	flush_work(&mi->work);
+	flush_work(&mi->check_work);
+}
+
+/*
+ * On resume: the bitmap's daemon; go on copying from the cursor, or
+ * resync what the bitmap holds (after the rebuild, if one runs).
+ */
+void ssa_mirror_start(struct ssa_ctx *sc)
+{
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+
+	if (!mi)
+		return;
+	ssa_bm_start(mi->bm);
+	if (!mi->wq || !READ_ONCE(mi->active)) {
+		ssa_mirror_resync(sc);
+		return;
+	}
+	WRITE_ONCE(mi->stop, false);
+	mi->started = jiffies;
+	mi->copied = 0;
+	queue_work(mi->wq, &mi->work);
+}
+
+/* The rebuild rate changed: measure it from now. */
+void ssa_mirror_opt_changed(struct ssa_ctx *sc, int opt)
+{
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+
+	if (opt != SSA_OPT_REBUILD_RATE)
+		return;
+	mi->started = jiffies;
+	mi->copied = 0;
+	wake_up(&mi->wait);
 }

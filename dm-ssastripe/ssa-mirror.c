@@ -586,30 +586,6 @@ static int ssa_mirror_fail(struct ssa_ctx *sc, unsigned int m)
 }
 
 /*
- * INFO: <copies> <read_policy> <action> <done>/<member_sectors> <mismatches>
- * IMA:  ,copies=,read_policy=
- */
-static unsigned int ssa_mirror_status(struct ssa_ctx *sc, status_type_t type,
-				      char *result, unsigned int maxlen,
-				      unsigned int sz)
-{
-	const char *policy = ssa_opt_word(SSA_OPT_READ_POLICY,
-					  READ_ONCE(sc->read_policy));
-	const char *action;
-	u64 pos, bad;
-
-	if (type == STATUSTYPE_IMA) {
-		DMEMIT(",copies=%u,read_policy=%s", sc->copies, policy);
-		return sz;
-	}
-	ssa_mirror_walk_status(sc, &action, &pos, &bad);
-	sz = ssa_bm_status(ssa_mirror_of(sc)->bm, result, maxlen, sz);
-	DMEMIT(" %u %s %s %llu/%llu %llu", sc->copies, policy, action, pos,
-	       (unsigned long long)sc->member_len, bad);
-	return sz;
-}
-
-/*
  * Table options: copies divides the members, and every set keeps a copy
  * that is not being rebuilt.
  */
@@ -645,56 +621,6 @@ static int ssa_mirror_check_opts(struct ssa_ctx *sc)
 		if (sc->rebuild_mask & BIT_ULL(m))
 			set_bit(SSA_MEMBER_REBUILD, &sc->members[m].flags);
 	return 0;
-}
-
-/*
- * On suspend and removal: stop a rebuild after the window being copied
- * (the resume goes on from there), and a check or repair (for good); the
- * writes they held go on.
- */
-static void ssa_mirror_stop(struct ssa_ctx *sc)
-{
-	struct ssa_mirror *mi = ssa_mirror_of(sc);
-
-	if (!mi)
-		return;
-	WRITE_ONCE(mi->stop, true);
-	wake_up(&mi->wait);
-	flush_work(&mi->work);
-	flush_work(&mi->check_work);
-}
-
-/*
- * On resume: the bitmap's daemon; go on copying from the cursor, or
- * resync what the bitmap holds (after the rebuild, if one runs).
- */
-static void ssa_mirror_start(struct ssa_ctx *sc)
-{
-	struct ssa_mirror *mi = ssa_mirror_of(sc);
-
-	if (!mi)
-		return;
-	ssa_bm_start(mi->bm);
-	if (!mi->wq || !READ_ONCE(mi->active)) {
-		ssa_mirror_resync(sc);
-		return;
-	}
-	WRITE_ONCE(mi->stop, false);
-	mi->started = jiffies;
-	mi->copied = 0;
-	queue_work(mi->wq, &mi->work);
-}
-
-/* The rebuild rate changed: measure it from now. */
-static void ssa_mirror_opt_changed(struct ssa_ctx *sc, int opt)
-{
-	struct ssa_mirror *mi = ssa_mirror_of(sc);
-
-	if (opt != SSA_OPT_REBUILD_RATE)
-		return;
-	mi->started = jiffies;
-	mi->copied = 0;
-	wake_up(&mi->wait);
 }
 
 static void ssa_mirror_free(struct ssa_ctx *sc)

@@ -102,6 +102,11 @@ void ssa_pages_free(struct page **pages);
 void ssa_check_work(struct work_struct *work);
 int ssa_mirror_scrub(struct ssa_ctx *sc, bool repair);
 int ssa_mirror_idle(struct ssa_ctx *sc);
+void ssa_mirror_stop(struct ssa_ctx *sc);
+void ssa_mirror_start(struct ssa_ctx *sc);
+void ssa_mirror_opt_changed(struct ssa_ctx *sc, int opt);
+unsigned int ssa_mirror_status(struct ssa_ctx *sc, status_type_t type,
+			       char *result, unsigned int maxlen, unsigned int sz);
 void ssa_mirror_walk_status(struct ssa_ctx *sc, const char **action, u64 *pos,
 			    u64 *mismatches);
 
