@@ -72,6 +72,7 @@ enum ssa_sync {
 };
 
 struct ssa_ctx;
+struct ssa_cstate;
 struct ssa_parity;
 struct ssa_pop;
 struct ssa_ptask;
@@ -130,6 +131,8 @@ enum ssa_opt {
 	SSA_OPT_BITMAP_REGION,
 	SSA_OPT_PPL,		/* a device path too: bitmap or ppl, not both */
 	SSA_OPT_MERGE,
+	SSA_OPT_REPLICAS,	/* srarray: rotational replicas a block (Dr) */
+	SSA_OPT_TRACK_SECTORS,	/* srarray: sectors a track of every member */
 	SSA_NR_OPTS,
 };
 
@@ -177,6 +180,13 @@ struct ssa_layout_ops {
 			   blk_status_t status, bool child);
 	/* A child with cs.start_hook set is dispatched to its member. */
 	void (*started)(struct bio *bio);
+	/*
+	 * A child with cs.alts set is about to be dispatched: choose where on
+	 * its member it goes (cs->msector and the bio's sector).  Called
+	 * under the member's dispatcher lock where there is a queue.
+	 */
+	void (*place)(struct ssa_ctx *sc, struct bio *bio,
+		      struct ssa_cstate *cs);
 
 	/* Messages: fail <member>, check, repair, idle. */
 	int (*fail)(struct ssa_ctx *sc, unsigned int m);
@@ -204,6 +214,7 @@ extern const struct ssa_layout_ops ssa_stripe_ops;	/* ssa-stripe.c */
 extern const struct ssa_layout_ops ssa_mirror_ops;	/* ssa-mirror.c */
 extern const struct ssa_layout_ops ssa_raid5_ops;	/* ssa-parity.c */
 extern const struct ssa_layout_ops ssa_pstripe_ops;	/* ssa-parity.c */
+extern const struct ssa_layout_ops ssa_srarray_ops;	/* ssa-srarray.c */
 
 struct ssa_ctx {
 	struct dm_target *ti;
@@ -264,6 +275,7 @@ struct ssa_cstate {
 	u8 op;			/* enum ssa_op */
 	bool counted;		/* holds a dispatch slot (queue_depth > 0) */
 	bool start_hook;	/* call sc->ops->started() at dispatch */
+	u8 alts;		/* places to choose from at dispatch; 0 fixed */
 };
 
 /*
@@ -283,6 +295,7 @@ static inline void ssa_cstate_set(struct ssa_cstate *cs, unsigned int m,
 	cs->class = class;
 	cs->op = op;
 	cs->start_hook = false;
+	cs->alts = 0;
 }
 
 /*

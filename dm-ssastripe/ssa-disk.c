@@ -31,7 +31,9 @@
 #include <linux/math.h>
 #include <linux/math64.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 
 #include "ssa-args.h"
 #include "ssa-compat.h"
@@ -212,6 +214,14 @@ static void ssad_submit_work(struct work_struct *work)
 	}
 }
 
+/* The modelled disk's sector of sector @sector of the target. */
+static u64 ssad_model_sector(struct ssad_ctx *sc, u64 sector)
+{
+	if (!sc->spread)
+		return sector;
+	return mul_u64_u64_div_u64(sector, sc->model.capacity, sc->ti->len);
+}
+
 static int ssad_map(struct dm_target *ti, struct bio *bio)
 {
 	struct ssad_ctx *sc = ti->private;
@@ -232,8 +242,7 @@ static int ssad_map(struct dm_target *ti, struct bio *bio)
 	io->len = bio_sectors(bio);
 	io->op = op == REQ_OP_WRITE;
 	io->dsector = dsector;
-	io->sector = sc->spread ? mul_u64_u64_div_u64(sector, sc->model.capacity,
-						      ti->len) : sector;
+	io->sector = ssad_model_sector(sc, sector);
 	io->cyl = sc->model.mode == SSAD_MECHANICAL ?
 		  ssad_cylinder(&sc->model, io->sector) : 0;
 
@@ -262,6 +271,88 @@ static int ssad_map(struct dm_target *ti, struct bio *bio)
 	if (ready)
 		queue_work(sc->wq, &sc->submit_work);
 	return DM_MAPIO_SUBMITTED;
+}
+
+/* -- prediction, for the layouts stacked on the disk ------------------- */
+
+/*
+ * The disks whose model may be asked (ssad_predict()), by the dev_t of
+ * their mapped device: a table is entered at resume when its one target
+ * starts at sector 0, and leaves at postsuspend and at its destruction,
+ * which waits for an RCU grace period before freeing it.  A table swap
+ * enters the new table after the old one has left.
+ */
+static DEFINE_XARRAY(ssad_registry);
+
+static void ssad_enter(struct ssad_ctx *sc)
+{
+	if (!sc->ti->begin && sc->model.mode == SSAD_MECHANICAL)
+		xa_store(&ssad_registry, sc->devt, sc, GFP_KERNEL);
+}
+
+static void ssad_leave(struct ssad_ctx *sc)
+{
+	xa_cmpxchg(&ssad_registry, sc->devt, sc, NULL, GFP_KERNEL);
+}
+
+/*
+ * Which of @n places @dsector[] (sectors of the ssadisk device) of one
+ * access of @len sectors the disk would finish first if the access
+ * arrived now, behind everything it holds: the state after the access in
+ * service, and the waiting ones replayed in arrival order on a copy of
+ * the model.  Returns the index, with @g filled in for it, or -ENODEV
+ * when @devt is not an ssadisk that can be asked (none, another target,
+ * a stochastic model, suspended).  Any context; takes the disk's lock.
+ */
+int ssad_predict(dev_t devt, const sector_t *dsector, unsigned int n,
+		 u32 len, bool write, struct ssad_guess *g)
+{
+	struct ssad_state st, cand;
+	struct ssad_cost cost;
+	struct ssad_ctx *sc;
+	struct ssad_io *io;
+	unsigned long flags;
+	u64 t, start, best_end = U64_MAX;
+	int best = -ENODEV;
+	unsigned int i;
+
+	rcu_read_lock();
+	sc = xa_load(&ssad_registry, devt);
+	if (!sc)
+		goto out;
+	spin_lock_irqsave(&sc->lock, flags);
+	if (sc->draining)
+		goto unlock;
+	st = sc->state;
+	t = sc->cur ? sc->cur->end : sc->busy_until;
+	list_for_each_entry(io, &sc->queue, list) {
+		start = max(io->arrival, t);
+		ssad_service(&sc->model, &st, io->op, io->sector, io->len,
+			     start, &cost);
+		t = start + cost.total;
+	}
+	start = max(ktime_get_ns(), t);
+	for (i = 0; i < n; i++) {
+		if (dsector[i] + len > sc->ti->len)
+			continue;
+		cand = st;
+		ssad_service(&sc->model, &cand, write,
+			     ssad_model_sector(sc, dsector[i]), len, start,
+			     &cost);
+		if (start + cost.total < best_end) {
+			best = i;
+			best_end = start + cost.total;
+			g->rot = cost.rot;
+		}
+	}
+	g->start = start;
+	g->end = best_end;
+	g->exact = sc->sched == SSAD_FIFO || sc->queued <= 1;
+unlock:
+	spin_unlock_irqrestore(&sc->lock, flags);
+out:
+	rcu_read_unlock();
+	return best;
 }
 
 /*
@@ -296,6 +387,7 @@ static void ssad_postsuspend(struct dm_target *ti)
 {
 	struct ssad_ctx *sc = ti->private;
 
+	ssad_leave(sc);
 	flush_workqueue(sc->wq);
 }
 
@@ -307,6 +399,7 @@ static void ssad_resume(struct dm_target *ti)
 	spin_lock_irq(&sc->lock);
 	sc->draining = false;
 	spin_unlock_irq(&sc->lock);
+	ssad_enter(sc);
 }
 
 /*
@@ -394,6 +487,9 @@ static void ssad_dtr(struct dm_target *ti)
 {
 	struct ssad_ctx *sc = ti->private;
 
+	/* a layout above may be asking the model: let it finish */
+	ssad_leave(sc);
+	synchronize_rcu();
 	hrtimer_cancel(&sc->timer);
 	destroy_workqueue(sc->wq);
 	dm_put_device(ti, sc->dev);
@@ -509,7 +605,7 @@ static int ssad_iterate_devices(struct dm_target *ti,
 
 static struct target_type ssad_target = {
 	.name = "ssadisk",
-	.version = { 1, 2, 0 },
+	.version = { 1, 3, 0 },
 	.module = THIS_MODULE,
 	.ctr = ssad_ctr,
 	.dtr = ssad_dtr,

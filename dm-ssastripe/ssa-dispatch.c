@@ -68,6 +68,14 @@ static void ssa_dispatch(struct ssa_ctx *sc, struct bio *bio,
 		submit_bio_noacct(bio);
 }
 
+/* A child that may go to one of several places: the layout chooses now. */
+static inline void ssa_place(struct ssa_ctx *sc, struct bio *bio,
+			     struct ssa_cstate *cs)
+{
+	if (unlikely(cs->alts))
+		sc->ops->place(sc, bio, cs);
+}
+
 static void ssa_account_issue(struct ssa_member *mb, struct ssa_cstate *cs)
 {
 	switch (cs->op) {
@@ -96,6 +104,7 @@ static void ssa_submit_queued(struct ssa_ctx *sc, struct bio *bio,
 	if (!waiting && mb->inflight < depth) {
 		mb->inflight++;
 		cs->counted = true;
+		ssa_place(sc, bio, cs);
 		ssa_trace_child_dispatch(sc, io, cs, 0, false);
 		spin_unlock_irqrestore(&mb->lock, flags);
 		ssa_dispatch(sc, bio, io, cs, io && from_map);
@@ -129,6 +138,7 @@ void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 		return;
 	}
 	ssa_trace_child_queue(sc, io, cs, 0);
+	ssa_place(sc, bio, cs);
 	ssa_trace_child_dispatch(sc, io, cs, 0, false);
 	ssa_dispatch(sc, bio, io, cs, io && from_map);
 }
@@ -288,7 +298,9 @@ static bool ssa_take_merges(struct ssa_ctx *sc, struct ssa_member *mb,
 		return false;
 	*vecs = ssa_nr_bvecs(head);
 	bio_list_init(parts);
+	/* a child still to be placed is no neighbour of anything yet */
 	while ((next = bio_list_peek(q)) &&
+	       !ssa_cstate_of(sc, next, &io)->alts &&
 	       ssa_mergeable(head, next, head->bi_iter.bi_sector + sectors,
 			     sectors, vecs)) {
 		if (bio_list_empty(parts))
@@ -334,6 +346,7 @@ void ssa_dispatch_work(struct work_struct *work)
 		waiting = mb->qlen[SSA_CLASS_HIGH] + mb->qlen[SSA_CLASS_LOW];
 		mb->inflight++;
 		cs->counted = true;
+		ssa_place(sc, bio, cs);
 		ssa_trace_child_dispatch(sc, io, cs, waiting, true);
 		if (READ_ONCE(sc->merge) && ssa_merge_head(bio) &&
 		    ssa_take_merges(sc, mb, q, bio, &parts, &vecs)) {

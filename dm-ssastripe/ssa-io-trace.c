@@ -59,6 +59,7 @@ void ssa_trace_dispatched(struct ssa_io *io, struct ssa_cstate *cs, u32 qlen,
 		return;
 	tc->dispatched_ns = waited ? ktime_get_ns() : tc->queued_ns;
 	tc->qlen = qlen;
+	tc->msector = cs->msector;	/* srarray: the replica chosen */
 }
 
 void ssa_trace_completed(struct ssa_io *io, struct ssa_cstate *cs, int status)

@@ -273,6 +273,18 @@ static const struct ssa_layout ssa_layouts[] = {
 		.group_at = ssa_pstripe_group_at,
 		.group_chunk = ssa_pstripe_group_chunk,
 	},
+	{
+		/*
+		 * Striped over the members in their data space; where a
+		 * data-space sector's replicas lie is ssa_sr_sector()'s.
+		 */
+		.name = "srarray",
+		.id = SSA_LAYOUT_SRARRAY,
+		.min_members = 1,
+		.data_members = ssa_stripe_data_members,
+		.map = ssa_stripe_map,
+		.member_range = ssa_stripe_member_range,
+	},
 };
 
 const struct ssa_layout *ssa_layout_find(const char *name)

@@ -27,7 +27,10 @@ enum ssa_layout_id {
 	SSA_LAYOUT_MIRROR,	/* RAID 1 / RAID 1/0: stripe over mirror sets */
 	SSA_LAYOUT_RAID5,	/* data striped, one rotated parity chunk a row */
 	SSA_LAYOUT_PSTRIPE,	/* Gray's parity striping: data not striped */
+	SSA_LAYOUT_SRARRAY,	/* seed 003: striped, rotational replicas */
 };
+
+#define SSA_MAX_REPLICAS	8
 
 /* Parity rotations of the raid5 layout (table option parity_layout). */
 enum ssa_parity_rot {
@@ -149,6 +152,20 @@ void ssa_raid5_map(const struct ssa_geom *g, u64 lsector, struct ssa_extent *e);
 void ssa_pstripe_map(const struct ssa_geom *g, u64 lsector,
 		     struct ssa_extent *e);
 u64 ssa_pstripe_data_chunks(const struct ssa_geom *g);
+
+/*
+ * srarray: the stripe layout maps a logical sector to its member's data
+ * space; each track of @track sectors holds @track / @replicas sectors of
+ * it (an arc), written @replicas times, one arc after another round the
+ * track.  Replica @r of data-space sector @u of a member.
+ */
+static inline u64 ssa_sr_sector(u64 u, u32 track, u32 replicas, u32 r)
+{
+	u32 arc = track / replicas, j;
+	u64 t = div_u64_rem(u, arc, &j);
+
+	return t * track + (u64)r * arc + j;
+}
 
 /* Sectors of each share when a read of @len is split among @n copies. */
 u64 ssa_split_share(u64 len, u32 n, u32 align);

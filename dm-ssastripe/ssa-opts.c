@@ -56,6 +56,7 @@ static const char *const ssa_rotations[] = {
 
 #define SSA_ONLY_MIRROR	"Option only valid for the mirror layout"
 #define SSA_ONLY_PARITY	"Option only valid for the raid5 and pstripe layouts"
+#define SSA_ONLY_SRARRAY "Option only valid for the srarray layout"
 
 static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 	[SSA_OPT_COALESCE] = {
@@ -159,6 +160,20 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		.range = { 0, 1, "Invalid merge: expected on or off" },
 		.words = ssa_on_off,
 		.def = 0,
+	},
+	[SSA_OPT_REPLICAS] = {
+		.name = "replicas",
+		.range = { 1, SSA_MAX_REPLICAS,
+			   "Invalid replicas: expected 1 to 8 rotational replicas" },
+		.def = 2,
+		.only = SSA_ONLY_SRARRAY,
+	},
+	[SSA_OPT_TRACK_SECTORS] = {
+		.name = "track_sectors",
+		.range = { 1, 65536,
+			   "Invalid track_sectors: expected 1 to 65536 sectors a track" },
+		.def = 0,	/* required by srarray */
+		.only = SSA_ONLY_SRARRAY,
 	},
 };
 

@@ -29,6 +29,7 @@ static const struct ssa_layout_ops *const ssa_personalities[] = {
 	[SSA_LAYOUT_MIRROR] = &ssa_mirror_ops,
 	[SSA_LAYOUT_RAID5] = &ssa_raid5_ops,
 	[SSA_LAYOUT_PSTRIPE] = &ssa_pstripe_ops,
+	[SSA_LAYOUT_SRARRAY] = &ssa_srarray_ops,
 };
 
 static void ssa_event_work(struct work_struct *work)
@@ -225,7 +226,7 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 
 	layout = ssa_layout_find(dm_shift_arg(&as));
 	if (!layout) {
-		ti->error = "Unknown layout: expected stripe, mirror, raid5 or pstripe";
+		ti->error = "Unknown layout: expected stripe, mirror, raid5, pstripe or srarray";
 		return -EINVAL;
 	}
 
@@ -642,7 +643,7 @@ static void ssa_resume(struct dm_target *ti)
 
 static struct target_type ssa_target = {
 	.name = "ssastripe",
-	.version = { 1, 12, 0 },
+	.version = { 1, 13, 0 },
 	.module = THIS_MODULE,
 	.ctr = ssa_ctr,
 	.dtr = ssa_dtr,

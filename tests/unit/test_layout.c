@@ -253,6 +253,39 @@ static bool check_pstripe_picture(void)
 	       l->group_chunk(&g, &grp, 1) == 2;	/* B1 */
 }
 
+/*
+ * srarray: over @tracks tracks of @track sectors, (u, r) -> member sector
+ * is one to one onto the tracks, replica r of u lies r arcs after replica
+ * 0 in the same track, and u's replica 0 runs on from u - 1's inside an arc.
+ */
+static bool check_srarray(u32 track, u32 replicas, u32 tracks)
+{
+	u32 arc = track / replicas;
+	u64 data = (u64)arc * tracks, n = (u64)track * tracks, u;
+	unsigned char *seen = calloc(n, 1);
+	bool ok = seen != NULL;
+	u32 r;
+
+	for (u = 0; ok && u < data; u++) {
+		u64 s0 = ssa_sr_sector(u, track, replicas, 0);
+
+		for (r = 0; ok && r < replicas; r++) {
+			u64 s = ssa_sr_sector(u, track, replicas, r);
+
+			ok = s < n && !seen[s] && s / track == s0 / track &&
+			     s - s0 == (u64)r * arc;
+			if (ok)
+				seen[s] = 1;
+		}
+		if (ok && u % arc)
+			ok = s0 == ssa_sr_sector(u - 1, track, replicas, 0) + 1;
+	}
+	for (u = 0; ok && u < n; u++)
+		ok = seen[u];
+	free(seen);
+	return ok;
+}
+
 int main(void)
 {
 	static const u32 chunks[] = { 1, 3, 8, 128, 192, 2048 };
@@ -262,7 +295,7 @@ int main(void)
 
 	printf("TAP version 13\n");
 	printf("1..%zu\n", 6 + 2 * ARRAY_SIZE(chunks) * ARRAY_SIZE(widths) +
-	       6 + SSA_NR_ROTATIONS);
+	       6 + SSA_NR_ROTATIONS + 2);
 
 	l = ssa_layout_find("stripe");
 	tap(l && l->map == ssa_stripe_map && l->min_members == 1,
@@ -322,6 +355,19 @@ int main(void)
 	    ssa_split_share(2048, 2, 8) == 1024 &&
 	    ssa_split_share(24, 2, 8) == 16 && ssa_split_share(9, 3, 8) == 8,
 	    "split share examples");
+
+	l = ssa_layout_find("srarray");
+	tap(l && l->id == SSA_LAYOUT_SRARRAY && l->map == ssa_stripe_map &&
+	    check_srarray(96, 1, 5) && check_srarray(96, 2, 7) &&
+	    check_srarray(96, 3, 4) && check_srarray(384, 6, 3) &&
+	    check_srarray(64, 8, 2),
+	    "srarray: replicas fill whole tracks, an arc apart");
+	/* the documented example: u = 100, arc 48 -> track 2, offset 4 */
+	tap(ssa_sr_sector(100, 96, 2, 0) == 196 &&
+	    ssa_sr_sector(100, 96, 2, 1) == 244 &&
+	    ssa_sr_sector(1ULL << 40, 384, 3, 2) ==
+	    ((1ULL << 40) / 128) * 384 + 256 + (1ULL << 40) % 128,
+	    "srarray: sector examples, beyond 2^40");
 
 	tap(check_raid5_picture(), "raid5 left-symmetric placement");
 	tap(check_pstripe_picture(), "pstripe placement and parity groups");

@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# The srarray layout (seed 003's SR-Array, Ds x Dr x 1): data verified
+# through the volume; every write on every replica and the placement as
+# documented, read back raw from the members (check_srarray.py); over
+# ssadisk members the reads wait for the replica that comes round first
+# (the disks' own rotational delays, traced, fall as 1/Dr); bad tables.
+
+CHECK_SR="python3 $TOP/tests/kernel/check_srarray.py"
+
+# sr_tail NAME FIELD: the srarray tail of the status
+#   FIELD: replicas | track | how | predicted | guessed
+sr_tail() {
+	local -a s
+	local base
+	read -ra s <<< "$(dmsetup status "$1")"
+	base=$((ST_MEMBER0 + s[4] * ST_PER_MEMBER))
+	case $2 in
+	replicas) echo "${s[base]}" ;;
+	track) echo "${s[base + 1]}" ;;
+	how) echo "${s[base + 2]}" ;;
+	predicted) echo "${s[base + 3]}" ;;
+	guessed) echo "${s[base + 4]}" ;;
+	esac
+}
+
+# srarray_verify N REPLICAS TRACK CHUNK [OPTS...]: fio crc32c over an
+# srarray of N ramdisks, then the raw check
+srarray_verify() {
+	local n=$1 dr=$2 track=$3 chunk=$4 rc=0 len out
+	shift 4
+	# 4 MiB of data a member: 8192 sectors, whole arcs
+	len=$((n * 8192))
+	wipe 16 $(for ((i = 0; i < n; i++)); do echo /dev/ram$i; done) || return 1
+	vol_create ssat-v $len srarray "$chunk" "$(ram_members "$n")" \
+		$((4 + $#)) replicas "$dr" track_sectors "$track" "$@" || return 1
+	run_fio verify.fio DEV=/dev/mapper/ssat-v SIZE=$((len * 512)) \
+		BSSPLIT="512/10:4k/40:12k/20:64k/20:256k/10" || { fail "fio verify"; rc=1; }
+	expect_eq "health" "$(vstat ssat-v health)" "$(printf 'A%.0s' $(seq "$n"))" || rc=1
+	out=$($CHECK_SR ssat-v) || { fail "raw check: $out"; rc=1; }
+	info "$out"
+	# reads on ramdisks are placed without a model (with one copy, never)
+	local guessed predicted how
+	guessed=$(sr_tail ssat-v guessed) predicted=$(sr_tail ssat-v predicted)
+	how=$(sr_tail ssat-v how)
+	info "status tail: replicas $(sr_tail ssat-v replicas) track $(sr_tail ssat-v track) $how $predicted $guessed"
+	expect_eq "reads placed by a model" "$predicted" 0 || rc=1
+	if [ "$dr" -gt 1 ]; then
+		[ "$guessed" -gt 0 ] || { fail "no read placed"; rc=1; }
+		expect_eq "how" "$how" "$(printf 'g%.0s' $(seq "$n"))" || rc=1
+	else
+		expect_eq "reads placed" "$guessed" 0 || rc=1
+	fi
+	vol_remove ssat-v
+	return $rc
+}
+
+# A test that can fail: a write planted on one replica raw is caught.
+srarray_raw_check() {
+	local rc=0 out
+	wipe 8 /dev/ram0 /dev/ram1 || return 1
+	vol_create ssat-v 16384 srarray 8 "$(ram_members 2)" 4 replicas 2 track_sectors 64 || return 1
+	dd if=/dev/urandom of=/dev/mapper/ssat-v bs=64k count=128 oflag=direct status=none || rc=1
+	out=$($CHECK_SR ssat-v) || { fail "raw check after writes: $out"; rc=1; }
+	# member 1, track 5, replica 1's arc: a sector off from replica 0
+	dd if=/dev/urandom of=/dev/ram1 bs=512 seek=$((5 * 64 + 32 + 3)) count=1 oflag=direct status=none
+	out=$($CHECK_SR ssat-v) && { fail "a planted replica mismatch passed: $out"; rc=1; }
+	info "planted: $out"
+	grep -q "mismatched=1 " <<< "$out" || { fail "expected one mismatched track: $out"; rc=1; }
+	vol_remove ssat-v
+	return $rc
+}
+
+# sr_rot DR: "<mean rotational delay, us> <how>" of random 4 KiB reads,
+# one at a time, through a 1 x DR x 1 srarray over one 7200 rpm ssadisk
+# (96 sectors a track); the disk's own ssadisk_service_start events say
+# what it waited, the status tail how the reads were placed.
+sr_rot() {
+	local dr=$1 phys=32256 n=400 f=$WORK/sr-rot.trace how
+	disk_create ssat-d0 /dev/ram0 $phys mode mechanical cylinders 1000 heads 2 \
+		sectors_per_track 96 rpm 7200 seek_a 1ms seek_b 100us || return 1
+	vol_create ssat-v $((phys / dr)) srarray 8 "/dev/mapper/ssat-d0 0" \
+		4 replicas "$dr" track_sectors 96 || return 1
+	ssadisk_trace_start "dev == $(dev_t_of ssat-d0)"
+	(cd /tmp && DEV=/dev/mapper/ssat-v NIOS=$n DEPTH=1 fio --section=closed \
+		--output=/dev/null "$TOP/tests/fio/ssadisk.fio") || { fail "fio"; return 1; }
+	mkdir -p "$WORK"
+	ssadisk_trace_stop "$f"
+	how=$(sr_tail ssat-v how)
+	vol_remove ssat-v
+	dmsetup remove ssat-d0
+	awk -v how="$how" '/ssadisk_service_start:/ { for (i = 1; i < NF; i++) if ($i == "rot") { s += $(i + 1); k++ } }
+	     END { if (k < 300) exit 1; printf "%d %s\n", s / k / 1000, how }' "$f"
+}
+
+# The replica choice works: with R = 8333 us the mean rotational delay is
+# about R/2 for one copy, R/4 for two and R/6 for three.  (Bounds leave
+# room for the dispatch latency between the prediction and the arrival on
+# a slow guest, which can make a read miss its replica by a turn.)
+srarray_rotation() {
+	local rc=0 r1 r2 r3 h
+	mkdir -p "$WORK"
+	read -r r1 h <<< "$(sr_rot 1)" && [ -n "$r1" ] || { fail "replicas 1 run"; return 1; }
+	expect_eq "one copy: nothing to place" "$h" - || rc=1
+	read -r r2 h <<< "$(sr_rot 2)" && [ -n "$r2" ] || { fail "replicas 2 run"; return 1; }
+	expect_eq "two copies: placed by the model" "$h" P || rc=1
+	read -r r3 h <<< "$(sr_rot 3)" && [ -n "$r3" ] || { fail "replicas 3 run"; return 1; }
+	expect_eq "three copies: placed by the model" "$h" P || rc=1
+	info "mean rotational delay: 1 copy $r1 us, 2 copies $r2 us, 3 copies $r3 us (R = 8333 us)"
+	[ "$r1" -gt 3500 ] && [ "$r1" -lt 4900 ] || { fail "1 copy: $r1 us, want about 4167"; rc=1; }
+	[ "$r2" -gt 1500 ] && [ "$r2" -lt 2600 ] || { fail "2 copies: $r2 us, want about 2083"; rc=1; }
+	[ "$r3" -gt 900 ] && [ "$r3" -lt 1800 ] || { fail "3 copies: $r3 us, want about 1389"; rc=1; }
+	return $rc
+}
+
+srarray_bad_tables() {
+	local rc=0 r0=/dev/ram0 r1=/dev/ram1 T=ssastripe
+	bad_table sr-no-track "0 8192 $T srarray 8 2 $r0 0 $r1 0 2 replicas 2" \
+		"srarray needs track_sectors" || rc=1
+	bad_table sr-replicas-0 "0 8192 $T srarray 8 2 $r0 0 $r1 0 4 replicas 0 track_sectors 64" \
+		"Invalid replicas" || rc=1
+	bad_table sr-replicas-9 "0 8192 $T srarray 8 2 $r0 0 $r1 0 4 replicas 9 track_sectors 72" \
+		"Invalid replicas" || rc=1
+	bad_table sr-track-0 "0 8192 $T srarray 8 2 $r0 0 $r1 0 2 track_sectors 0" \
+		"Invalid track_sectors" || rc=1
+	bad_table sr-track-wrap "0 8192 $T srarray 8 2 $r0 0 $r1 0 2 track_sectors 4294967360" \
+		"does not fit in 32 bits" || rc=1
+	bad_table sr-track-odd "0 8192 $T srarray 8 2 $r0 0 $r1 0 4 replicas 3 track_sectors 64" \
+		"track_sectors must be a multiple of replicas" || rc=1
+	bad_table sr-chunk-arc "0 8192 $T srarray 16 2 $r0 0 $r1 0 4 replicas 3 track_sectors 72" \
+		"The chunk must divide track_sectors / replicas" || rc=1
+	bad_table sr-length "0 8336 $T srarray 8 2 $r0 0 $r1 0 4 replicas 2 track_sectors 128" \
+		"Length not a multiple of members x track_sectors / replicas" || rc=1
+	# 64 MiB ramdisks: 64 MiB of data a member needs 128 MiB with two replicas
+	bad_table sr-too-small "0 262144 $T srarray 8 2 $r0 0 $r1 0 4 replicas 2 track_sectors 64" \
+		"too small" || rc=1
+	bad_table sr-opt-stripe "0 8192 $T stripe 8 2 $r0 0 $r1 0 2 replicas 2" \
+		"Option only valid for the srarray layout" || rc=1
+	bad_table sr-opt-copies "0 8192 $T srarray 8 2 $r0 0 $r1 0 4 track_sectors 64 copies 2" \
+		"Option only valid for the mirror layout" || rc=1
+	return $rc
+}
+
+register srarray_verify_2x2 srarray_verify 2 2 64 8
+register srarray_verify_3x3_queued srarray_verify 3 3 96 8 queue_depth 2 merge on
+register srarray_verify_1x4_chunk16 srarray_verify 1 4 128 16 queue_depth 1
+register srarray_verify_2x1 srarray_verify 2 1 64 8
+register srarray_raw_check srarray_raw_check
+register srarray_rotation srarray_rotation
+register srarray_bad_tables srarray_bad_tables
