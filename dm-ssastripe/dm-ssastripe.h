@@ -64,6 +64,14 @@ enum ssa_read_policy {
 	SSA_NR_READ_POLICIES,
 };
 
+/* Orders of a member's dispatcher (table and message "sched"). */
+enum ssa_sched {
+	SSA_SCHED_FIFO,		/* arrival order within a class */
+	SSA_SCHED_RSATF,	/* shortest predicted access (and replica) first */
+	SSA_SCHED_RLOOK,	/* LOOK over the predicted cylinders */
+	SSA_NR_SCHEDS,
+};
+
 /* Parity layouts: when a parity update joins its member's queue. */
 enum ssa_sync {
 	SSA_SYNC_BEFORE,	/* when the data task starts service (BS) */
@@ -73,6 +81,7 @@ enum ssa_sync {
 
 struct ssa_ctx;
 struct ssa_cstate;
+struct ssad_cand;
 struct ssa_parity;
 struct ssa_pop;
 struct ssa_ptask;
@@ -96,6 +105,12 @@ struct ssa_member {
 	/* Mirror read balancing. */
 	atomic_t outstanding;	/* children issued, not completed */
 	u64 head;		/* member sector after the last child issued */
+
+	/* sched rsatf/rlook (ssa-sched.c), under lock: the questions put to
+	 * the member's disk, and LOOK's direction
+	 */
+	struct ssad_cand *cand;
+	bool sweep_up;
 };
 
 /* Per-CPU counters of logical requests. */
@@ -133,10 +148,14 @@ enum ssa_opt {
 	SSA_OPT_MERGE,
 	SSA_OPT_REPLICAS,	/* srarray: rotational replicas a block (Dr) */
 	SSA_OPT_TRACK_SECTORS,	/* srarray: sectors a track of every member */
+	SSA_OPT_SCHED,
 	SSA_NR_OPTS,
 };
 
 #define SSA_MAX_QUEUE_DEPTH	65536
+
+/* The options of the layouts whose dispatchers may reorder children. */
+#define SSA_SCHED_OPTS	BIT(SSA_OPT_SCHED)
 
 /* The options every layout takes. */
 #define SSA_COMMON_OPTS	(BIT(SSA_OPT_QUEUE_DEPTH) | BIT(SSA_OPT_PRIORITY) | \
@@ -181,12 +200,14 @@ struct ssa_layout_ops {
 	/* A child with cs.start_hook set is dispatched to its member. */
 	void (*started)(struct bio *bio);
 	/*
-	 * A child with cs.alts set is about to be dispatched: choose where on
-	 * its member it goes (cs->msector and the bio's sector).  Called
-	 * under the member's dispatcher lock where there is a queue.
+	 * A child with cs.alts set is about to be dispatched: send it to
+	 * alternative @alt (0 .. cs.alts - 1, chosen by the dispatcher's
+	 * scheduler), or choose one if @alt < 0; set cs->msector and the
+	 * bio's sector.  Called under the member's dispatcher lock where
+	 * there is a queue.
 	 */
 	void (*place)(struct ssa_ctx *sc, struct bio *bio,
-		      struct ssa_cstate *cs);
+		      struct ssa_cstate *cs, int alt);
 
 	/* Messages: fail <member>, check, repair, idle. */
 	int (*fail)(struct ssa_ctx *sc, unsigned int m);
@@ -229,6 +250,9 @@ struct ssa_ctx {
 	unsigned int queue_depth;	/* 0: unbounded, no queueing */
 	bool priority;		/* false: both classes share one FIFO */
 	bool merge;		/* the dispatcher merges adjacent children */
+	unsigned int sched;	/* enum ssa_sched */
+	/* a child's alternatives (cs.alts) lie this many sectors apart */
+	u32 alt_stride;
 
 	unsigned int io_size;	/* per-bio data: ssa_io_size() */
 	bool fast_map;		/* stripe layout, queue_depth 0: ssa_map_fast() */
@@ -276,6 +300,7 @@ struct ssa_cstate {
 	bool counted;		/* holds a dispatch slot (queue_depth > 0) */
 	bool start_hook;	/* call sc->ops->started() at dispatch */
 	u8 alts;		/* places to choose from at dispatch; 0 fixed */
+	u8 passes;		/* times passed over at the head of its queue */
 };
 
 /*
@@ -296,6 +321,7 @@ static inline void ssa_cstate_set(struct ssa_cstate *cs, unsigned int m,
 	cs->op = op;
 	cs->start_hook = false;
 	cs->alts = 0;
+	cs->passes = 0;
 }
 
 /*
@@ -420,6 +446,13 @@ bool ssa_member_fault(blk_status_t status, struct bio *bio);
 void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
 		      struct bio *bio);
 void ssa_member_fail(struct ssa_ctx *sc, unsigned int m);
+/* ssa-sched.c: the order a member's dispatcher serves a class in */
+#define SSA_SCHED_CANDS		64	/* places considered a decision */
+#define SSA_SCHED_MAX_PASSES	64	/* then the oldest child goes */
+int ssa_sched_alloc(struct ssa_ctx *sc);
+void ssa_sched_free(struct ssa_ctx *sc);
+struct bio *ssa_sched_pop(struct ssa_ctx *sc, struct ssa_member *mb,
+			  struct bio_list *q);
 /* Synchronous member and metadata I/O (ssa-dispatch.c; process context) */
 int ssa_flush_members(struct ssa_ctx *sc);
 int ssa_pages_io(struct block_device *bdev, sector_t sector,

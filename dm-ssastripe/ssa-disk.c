@@ -296,16 +296,16 @@ static void ssad_leave(struct ssad_ctx *sc)
 }
 
 /*
- * Which of @n places @dsector[] (sectors of the ssadisk device) of one
- * access of @len sectors the disk would finish first if the access
- * arrived now, behind everything it holds: the state after the access in
- * service, and the waiting ones replayed in arrival order on a copy of
- * the model.  Returns the index, with @g filled in for it, or -ENODEV
+ * What the disk would do with each of the @n accesses @c if it arrived
+ * now, behind everything it holds: the state after the access in
+ * service, the waiting ones replayed in arrival order on a copy of the
+ * model, then each candidate alone from the moment the disk is free.
+ * Returns the index of the candidate that would end first, or -ENODEV
  * when @devt is not an ssadisk that can be asked (none, another target,
  * a stochastic model, suspended).  Any context; takes the disk's lock.
  */
-int ssad_predict(dev_t devt, const sector_t *dsector, unsigned int n,
-		 u32 len, bool write, struct ssad_guess *g)
+int ssad_predict(dev_t devt, struct ssad_cand *c, unsigned int n,
+		 struct ssad_guess *g)
 {
 	struct ssad_state st, cand;
 	struct ssad_cost cost;
@@ -331,23 +331,27 @@ int ssad_predict(dev_t devt, const sector_t *dsector, unsigned int n,
 			     start, &cost);
 		t = start + cost.total;
 	}
-	start = max(ktime_get_ns(), t);
+	g->start = max(ktime_get_ns(), t);
+	g->arm = st.cyl;
+	g->exact = sc->sched == SSAD_FIFO || sc->queued <= 1;
 	for (i = 0; i < n; i++) {
-		if (dsector[i] + len > sc->ti->len)
+		u64 sector;
+
+		c[i].end = U64_MAX;
+		c[i].cyl = 0;
+		if (c[i].dsector + c[i].len > sc->ti->len)
 			continue;
+		sector = ssad_model_sector(sc, c[i].dsector);
 		cand = st;
-		ssad_service(&sc->model, &cand, write,
-			     ssad_model_sector(sc, dsector[i]), len, start,
-			     &cost);
-		if (start + cost.total < best_end) {
+		ssad_service(&sc->model, &cand, c[i].write, sector, c[i].len,
+			     g->start, &cost);
+		c[i].end = g->start + cost.total;
+		c[i].cyl = ssad_cylinder(&sc->model, sector);
+		if (best < 0 || c[i].end < best_end) {
 			best = i;
-			best_end = start + cost.total;
-			g->rot = cost.rot;
+			best_end = c[i].end;
 		}
 	}
-	g->start = start;
-	g->end = best_end;
-	g->exact = sc->sched == SSAD_FIFO || sc->queued <= 1;
 unlock:
 	spin_unlock_irqrestore(&sc->lock, flags);
 out:

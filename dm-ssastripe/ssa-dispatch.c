@@ -73,7 +73,7 @@ static inline void ssa_place(struct ssa_ctx *sc, struct bio *bio,
 			     struct ssa_cstate *cs)
 {
 	if (unlikely(cs->alts))
-		sc->ops->place(sc, bio, cs);
+		sc->ops->place(sc, bio, cs, -1);
 }
 
 static void ssa_account_issue(struct ssa_member *mb, struct ssa_cstate *cs)
@@ -338,9 +338,9 @@ void ssa_dispatch_work(struct work_struct *work)
 		q = &mb->queue[SSA_CLASS_HIGH];
 		if (bio_list_empty(q))
 			q = &mb->queue[SSA_CLASS_LOW];
-		bio = bio_list_pop(q);
-		if (!bio)
+		if (bio_list_empty(q))
 			break;
+		bio = ssa_sched_pop(sc, mb, q);
 		cs = ssa_cstate_of(sc, bio, &io);
 		mb->qlen[cs->class]--;
 		waiting = mb->qlen[SSA_CLASS_HIGH] + mb->qlen[SSA_CLASS_LOW];

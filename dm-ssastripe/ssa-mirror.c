@@ -703,8 +703,9 @@ static void ssa_mirror_quiesced(struct ssa_ctx *sc)
 }
 
 const struct ssa_layout_ops ssa_mirror_ops = {
-	.opts = SSA_COMMON_OPTS | BIT(SSA_OPT_COALESCE) | BIT(SSA_OPT_COPIES) |
-		BIT(SSA_OPT_READ_POLICY) | BIT(SSA_OPT_REBUILD_RATE) |
+	.opts = SSA_COMMON_OPTS | SSA_SCHED_OPTS | BIT(SSA_OPT_COALESCE) |
+		BIT(SSA_OPT_COPIES) | BIT(SSA_OPT_READ_POLICY) |
+		BIT(SSA_OPT_REBUILD_RATE) |
 		BIT(SSA_OPT_REBUILD) | BIT(SSA_OPT_BITMAP) |
 		BIT(SSA_OPT_BITMAP_REGION),
 	.discards = true,

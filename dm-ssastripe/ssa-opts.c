@@ -46,6 +46,13 @@ static const char *const ssa_wmethods[] = {
 	NULL
 };
 
+static const char *const ssa_scheds[] = {
+	[SSA_SCHED_FIFO] = "fifo",
+	[SSA_SCHED_RSATF] = "rsatf",
+	[SSA_SCHED_RLOOK] = "rlook",
+	NULL
+};
+
 static const char *const ssa_rotations[] = {
 	[SSA_LEFT_SYMMETRIC] = "left_symmetric",
 	[SSA_LEFT_ASYMMETRIC] = "left_asymmetric",
@@ -175,6 +182,14 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		.def = 0,	/* required by srarray */
 		.only = SSA_ONLY_SRARRAY,
 	},
+	[SSA_OPT_SCHED] = {
+		.name = "sched",
+		.range = { 0, SSA_NR_SCHEDS - 1,
+			   "Invalid sched: expected fifo, rsatf or rlook" },
+		.words = ssa_scheds,
+		.def = SSA_SCHED_FIFO,
+		.only = "sched is an option of the stripe, mirror and srarray layouts",
+	},
 };
 
 /* The word option @opt's value @val stands for (status lines). */
@@ -222,6 +237,7 @@ void ssa_apply_opts(struct ssa_ctx *sc)
 		   !sc->opt[SSA_OPT_QUEUE_DEPTH]);
 	WRITE_ONCE(sc->priority, sc->opt[SSA_OPT_PRIORITY]);
 	WRITE_ONCE(sc->merge, sc->opt[SSA_OPT_MERGE]);
+	WRITE_ONCE(sc->sched, sc->opt[SSA_OPT_SCHED]);
 	WRITE_ONCE(sc->read_policy, sc->opt[SSA_OPT_READ_POLICY]);
 	WRITE_ONCE(sc->sync, sc->opt[SSA_OPT_SYNC]);
 	WRITE_ONCE(sc->write_method, sc->opt[SSA_OPT_WRITE_METHOD]);
@@ -347,9 +363,9 @@ unsigned int ssa_emit_opts(struct ssa_ctx *sc, char *result,
 }
 
 /*
- * "<option> <value>" messages (queue_depth, priority, merge, read_policy,
- * rebuild_rate, sync, write_method): 0 when applied, -EINVAL when refused,
- * 1 when @argv is not such a message.
+ * "<option> <value>" messages (queue_depth, priority, merge, sched,
+ * read_policy, rebuild_rate, sync, write_method): 0 when applied,
+ * -EINVAL when refused, 1 when @argv is not such a message.
  */
 int ssa_message_opt(struct ssa_ctx *sc, unsigned int argc, char **argv)
 {
@@ -359,7 +375,8 @@ int ssa_message_opt(struct ssa_ctx *sc, unsigned int argc, char **argv)
 
 	o = argc ? ssa_opt_find(argv[0]) : -1;
 	if (argc != 2 || !(o == SSA_OPT_QUEUE_DEPTH || o == SSA_OPT_PRIORITY ||
-			   o == SSA_OPT_MERGE || o == SSA_OPT_READ_POLICY ||
+			   o == SSA_OPT_MERGE || o == SSA_OPT_SCHED ||
+			   o == SSA_OPT_READ_POLICY ||
 			   o == SSA_OPT_REBUILD_RATE || o == SSA_OPT_SYNC ||
 			   o == SSA_OPT_WRITE_METHOD))
 		return 1;

@@ -114,6 +114,7 @@ static int ssa_sr_alloc(struct ssa_ctx *sc)
 	sr->replicas = sc->opt[SSA_OPT_REPLICAS];
 	sr->track = sc->opt[SSA_OPT_TRACK_SECTORS];
 	sr->arc = sr->track / sr->replicas;
+	sc->alt_stride = sr->arc;
 	for (m = 0; m < sc->nr_members; m++) {
 		atomic64_set(&sr->m[m].predicted, 0);
 		atomic64_set(&sr->m[m].guessed, 0);
@@ -193,22 +194,30 @@ static unsigned int ssa_sr_guess(struct ssa_sr *sr, struct ssa_sr_member *sm,
 	return best;
 }
 
-/* Dispatch of a read: choose its replica (ops->place). */
+/*
+ * Dispatch of a read: send it to replica @alt, which the dispatcher's
+ * scheduler chose from the disk's prediction, or choose one (ops->place).
+ */
 static void ssa_sr_place(struct ssa_ctx *sc, struct bio *bio,
-			 struct ssa_cstate *cs)
+			 struct ssa_cstate *cs, int alt)
 {
 	struct ssa_sr *sr = ssa_sr_of(sc);
 	struct ssa_member *mb = &sc->members[cs->member];
 	struct ssa_sr_member *sm = &sr->m[cs->member];
-	sector_t where[SSA_MAX_REPLICAS];
+	struct ssad_cand c[SSA_MAX_REPLICAS];
 	unsigned int r, n = min_t(unsigned int, cs->alts, SSA_MAX_REPLICAS);
 	struct ssad_guess g;
-	int best;
+	int best = alt;
 
-	for (r = 0; r < n; r++)
-		where[r] = mb->offset + cs->msector + (u64)r * sr->arc;
-	best = ssad_predict(mb->dev->bdev->bd_dev, where, n, cs->len,
-			    cs->op == SSA_OP_WRITE, &g);
+	if (best < 0) {
+		for (r = 0; r < n; r++) {
+			c[r].dsector = mb->offset + cs->msector +
+				       (u64)r * sr->arc;
+			c[r].len = cs->len;
+			c[r].write = cs->op == SSA_OP_WRITE;
+		}
+		best = ssad_predict(mb->dev->bdev->bd_dev, c, n, &g);
+	}
 	if (best >= 0) {
 		atomic64_inc(&sm->predicted);
 		WRITE_ONCE(sm->how, SSA_SR_PREDICTED);
@@ -251,7 +260,7 @@ static unsigned int ssa_sr_status(struct ssa_ctx *sc, status_type_t type,
 }
 
 const struct ssa_layout_ops ssa_srarray_ops = {
-	.opts = SSA_COMMON_OPTS | BIT(SSA_OPT_REPLICAS) |
+	.opts = SSA_COMMON_OPTS | SSA_SCHED_OPTS | BIT(SSA_OPT_REPLICAS) |
 		BIT(SSA_OPT_TRACK_SECTORS),
 	.check_opts = ssa_sr_check_opts,
 	.check_geometry = ssa_sr_check_geometry,

@@ -378,7 +378,7 @@ int ssa_map_data(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 }
 
 const struct ssa_layout_ops ssa_stripe_ops = {
-	.opts = SSA_COMMON_OPTS | BIT(SSA_OPT_COALESCE),
+	.opts = SSA_COMMON_OPTS | SSA_SCHED_OPTS | BIT(SSA_OPT_COALESCE),
 	.fast_map = true,
 	.discards = true,
 	.map = ssa_map_data,

@@ -48,6 +48,7 @@ static void ssa_free(struct ssa_ctx *sc)
 		destroy_workqueue(sc->wq);
 	if (sc->ops->free)
 		sc->ops->free(sc);
+	ssa_sched_free(sc);
 
 	for (m = 0; m < sc->nr_members; m++) {
 		struct ssa_member *mb = &sc->members[m];
@@ -355,6 +356,11 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r = sc->ops->alloc(sc);
 		if (r)
 			goto bad;
+	}
+	r = ssa_sched_alloc(sc);
+	if (r) {
+		ti->error = "Cannot allocate the dispatchers' schedulers";
+		goto bad;
 	}
 
 	/* a mirror child may hold a gathered source: two bios per child */
