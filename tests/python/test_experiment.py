@@ -147,10 +147,31 @@ def test_volume_tables_raid5_over_ssadisks(tmp_path):
     ("mirror", 4, {"copies": 2}, 256 * 8 * 2),
     ("pstripe", 4, {}, 256 * 8 * 3),            # 256 rows: a multiple of 4
     ("pstripe", 3, {}, 255 * 8 * 2),            # 256 rows cut to 255 = 3 x 85
+    # 2048 sectors = 21 tracks of 96 (2016), each 96 / 3 = 32 of data
+    ("srarray", 2, {"options": ["replicas 3", "track_sectors 96"]}, 21 * 32 * 2),
+    ("srarray", 1, {"options": ["track_sectors 64"]}, 32 * 32),   # replicas 2
 ])
 def test_volume_length_fits_each_layout(layout, n, extra, want):
     vol = {"layout": layout, "members": n, "chunk_kb": 4, "member_mb": 1, **extra}
     assert ex.volume_length(vol) == want
+
+
+@pytest.mark.parametrize("opts,msg", [
+    (["replicas 2"], "track_sectors"),
+    (["replicas 3", "track_sectors 64"], "chunk must divide"),
+    (["replicas 3", "track_sectors 60"], "chunk must divide"),    # arc 20, chunk 8
+    (["replicas 3", "track_sectors 96"], None),                   # arc 32
+])
+def test_srarray_spec_checks(tmp_path, opts, msg):
+    text = BASE.replace('layout = "raid5"', 'layout = "srarray"').replace(
+        'kind = "raid5"', 'kind = "none"').replace(
+        'options = ["sync before_service", "queue_depth 1"]',
+        "options = [" + ", ".join(f'"{o}"' for o in opts) + "]")
+    if msg is None:
+        ex.load_spec(write_spec(tmp_path, text))
+        return
+    with pytest.raises(ex.SpecError, match=msg):
+        ex.load_spec(write_spec(tmp_path, text))
 
 
 def test_ssaload_args_open_closed_and_skew(tmp_path):

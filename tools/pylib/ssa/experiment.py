@@ -42,7 +42,7 @@ KB = 1024
 MB = 1024 * 1024
 SECTOR = 512
 
-LAYOUTS = ("stripe", "mirror", "raid5", "pstripe")
+LAYOUTS = ("stripe", "mirror", "raid5", "pstripe", "srarray")
 MODELS = ("raid5", "pstripe", "maxrate", "array", "none")
 GENERATORS = ("ssaload", "fio")
 MODES = ("open", "closed")
@@ -229,6 +229,15 @@ def _check_point(p: dict, path: str) -> None:
         raise SpecError(f"{where}: a parity layout needs 3 or more members")
     if v["layout"] == "mirror" and n % v.get("copies", 2):
         raise SpecError(f"{where}: mirror members must be a multiple of copies")
+    if v["layout"] == "srarray":
+        try:
+            dr, track = sr_geometry(v)
+        except (KeyError, ValueError):
+            raise SpecError(f"{where}: srarray needs volume.options "
+                            "\"track_sectors S\" (and \"replicas Dr\", default 2)") from None
+        ck = v.get("chunk_kb", 0)
+        if dr < 1 or track % dr or (track // dr * SECTOR) % max(int(ck * KB), 1):
+            raise SpecError(f"{where}: srarray: the chunk must divide track_sectors / replicas")
     ck = v.get("chunk_kb")
     if not isinstance(ck, (int, float)) or ck <= 0 or (ck * KB) % SECTOR:
         raise SpecError(f"{where}: volume.chunk_kb must be a positive multiple of 0.5")
@@ -335,15 +344,37 @@ def member_sectors(vol: dict) -> int:
     return int(vol.get("member_mb", 16) * MB // SECTOR)
 
 
+def _option(vol: dict, name: str) -> str | None:
+    """The value of table option NAME in volume.options, if given."""
+    for o in vol.get("options", []):
+        w = o.split()
+        if len(w) == 2 and w[0] == name:
+            return w[1]
+    return None
+
+
+def sr_geometry(vol: dict) -> tuple[int, int]:
+    """(replicas, track_sectors) of an srarray volume (srarray.rst);
+    ValueError when track_sectors is not given."""
+    track = _option(vol, "track_sectors")
+    if track is None:
+        raise ValueError("srarray needs track_sectors")
+    return int(_option(vol, "replicas") or 2), int(track)
+
+
 def volume_length(vol: dict) -> int:
     """The volume's length in sectors: all that the members hold, rounded
     to what the layout's table accepts (Documentation/ssastripe.rst,
-    mirror.rst, parity.rst)."""
+    mirror.rst, parity.rst, srarray.rst: whole tracks, each holding
+    track_sectors / replicas sectors of data)."""
     n, chunk = vol["members"], int(vol["chunk_kb"] * KB // SECTOR)
     per = member_sectors(vol)
     lay = vol["layout"]
     if lay == "stripe":
         return per // chunk * chunk * n
+    if lay == "srarray":
+        dr, track = sr_geometry(vol)
+        return per // track * (track // dr) * n
     if lay == "mirror":
         k = vol.get("copies", 2)
         return per // chunk * chunk * (n // k)
