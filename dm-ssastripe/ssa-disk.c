@@ -280,19 +280,20 @@ static int ssad_map(struct dm_target *ti, struct bio *bio)
  * their mapped device: a table is entered at resume when its one target
  * starts at sector 0, and leaves at postsuspend and at its destruction,
  * which waits for an RCU grace period before freeing it.  A table swap
- * enters the new table after the old one has left.
+ * enters the new table after the old one has left.  (GFP_NOIO: resume
+ * and suspend run while I/O to the device may be held.)
  */
 static DEFINE_XARRAY(ssad_registry);
 
 static void ssad_enter(struct ssad_ctx *sc)
 {
 	if (!sc->ti->begin && sc->model.mode == SSAD_MECHANICAL)
-		xa_store(&ssad_registry, sc->devt, sc, GFP_KERNEL);
+		xa_store(&ssad_registry, sc->devt, sc, GFP_NOIO);
 }
 
 static void ssad_leave(struct ssad_ctx *sc)
 {
-	xa_cmpxchg(&ssad_registry, sc->devt, sc, NULL, GFP_KERNEL);
+	xa_cmpxchg(&ssad_registry, sc->devt, sc, NULL, GFP_NOIO);
 }
 
 /*
