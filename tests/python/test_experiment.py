@@ -346,3 +346,20 @@ def test_checkout_found_from_env_package_or_cwd(tmp_path, monkeypatch):
     monkeypatch.delenv("SSA_CHECKOUT")
     monkeypatch.chdir(os.path.join(top, "tests", "python"))
     assert os.path.samefile(ex.checkout(), top)
+
+
+def test_experiment_walls_from_first_points(tmp_path):
+    """In one boot each experiment's wall time is the host's time from its
+    first point to the next experiment's (the last to the end)."""
+    log = tmp_path / "run.log"
+    log.write_text("labrun: a p00 (1/2)  {}\nlabrun: p00 ok in 3.0 s of guest time\n")
+    w = ex._LogWatch(str(log), 0.0)
+    w._now = lambda: 5.0
+    w.poll()
+    with open(log, "a") as f:
+        f.write("labrun: a p01 (2/2)  {}\nlabrun: b p00 (1/1)  {}\nlabrun: done: 3 points\n"
+                "labrun: c p00 (1/1) partial line without newl")
+    w._now = lambda: 12.0
+    w.poll()
+    assert w.first == {"a": 5.0, "b": 12.0}
+    assert ex.experiment_walls(w.first, ["a", "b", "z"], 20.0) == {"a": 7.0, "b": 8.0}

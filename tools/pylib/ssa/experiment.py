@@ -879,7 +879,9 @@ def report_md(results: dict) -> str:
              f"Experiment `{results['experiment']}` (seed {results['seed']}, "
              f"{results['figure']}){' -- quick variant' if results['quick'] else ''}.",
              "", f"Clock: **{results['clock']}**. Wall time {results.get('wall_s', 0):.0f} s"
-             + (f" (the whole run of {results['run_experiments']} experiments, one boot)"
+             + (f" (the whole run of {results['run_experiments']} experiments, one boot"
+                + (f"; this one's share {results['own_wall_s']:.0f} s"
+                   if results.get("own_wall_s") is not None else "") + ")"
                 if results.get("run_experiments", 1) > 1 else "")
              + (f", guest time {results['guest_s']:.0f} s" if results.get("guest_s") else "")
              + f". Status: **{results['status']}**.", ""]
@@ -997,7 +999,7 @@ def nan_to_none(o):
 
 def summarise(spec: dict, outdir: str, quick: bool, clock: str, wall_s: float = 0.0,
               run_size: int = 1,
-              batches: int = 20) -> dict:
+              batches: int = 20, own_wall_s: float | None = None) -> dict:
     """Analyse every point directory under ``outdir`` (what ran of the
     plan; points that did not run are reported as such), run the models,
     write results.json, report.md and the PNGs.  Returns the results."""
@@ -1021,6 +1023,7 @@ def summarise(spec: dict, outdir: str, quick: bool, clock: str, wall_s: float = 
     results = {"experiment": spec["name"], "title": spec["title"], "seed": spec["seed"],
                "figure": spec["figure"], "about": spec.get("about", ""), "quick": quick,
                "clock": clock, "wall_s": wall_s, "run_experiments": run_size,
+               "own_wall_s": own_wall_s,
                "guest_s": guest.get("guest_s"),
                "status": "complete" if ok else "incomplete", "x": spec["plot"].get("x", "rate"),
                "points": res_pts, "failures": failures}
@@ -1095,6 +1098,44 @@ def _stop_group(p) -> None:
         pass
 
 
+class _LogWatch:
+    """The host's time at which each experiment's first point appears in
+    run.log ("labrun: NAME pNN ..."), read as the guest writes it: in one
+    boot only the host can tell how long each experiment took (the
+    guest's clock is the instruction count's, not the host's)."""
+
+    def __init__(self, path: str, t0: float):
+        import time
+        self.path, self.t0, self.pos, self.first = path, t0, 0, {}
+        self._now = time.monotonic
+
+    def poll(self) -> None:
+        try:
+            with open(self.path, encoding="utf-8", errors="replace") as f:
+                f.seek(self.pos)
+                text = f.read()
+        except OSError:
+            return
+        end = text.rfind("\n") + 1             # whole lines only
+        self.pos += len(text[:end].encode("utf-8", errors="replace"))
+        t = self._now() - self.t0
+        for line in text[:end].splitlines():
+            w = line.split()
+            if len(w) >= 3 and w[0] == "labrun:" and w[2].startswith("p") and "(" in line:
+                self.first.setdefault(w[1], t)
+
+
+def experiment_walls(first: dict, names: list[str], end: float) -> dict:
+    """Each experiment's own wall time in a run of several: from when its
+    first point was seen to when the next experiment's was (the last one
+    to ``end``).  Experiments never seen (nothing ran) are left out."""
+    started = sorted((t, n) for n, t in first.items() if n in names)
+    out = {}
+    for i, (t, n) in enumerate(started):
+        out[n] = (started[i + 1][0] if i + 1 < len(started) else end) - t
+    return out
+
+
 def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | None = None,
         echo=print, resume: bool = False) -> list[dict]:
     """Run experiments in one boot on ``clock`` and summarise each.  One
@@ -1135,18 +1176,25 @@ def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | No
             cmd = ["true"]
         p = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT,
                              start_new_session=True)
-        try:
-            rc = p.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            # the whole group: the emulator (or, natively, the executor,
-            # which restores udev's queue on SIGTERM), then what is left
-            logf.write(f"\nssa experiment: stopped after {timeout:.0f} s\n")
-            _stop_group(p)
-            rc = "timeout"
+        seen = _LogWatch(os.path.join(out, "run.log"), t0)
+        while rc is None:
+            try:
+                rc = p.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                seen.poll()
+                if timeout is not None and time.monotonic() - t0 > timeout:
+                    # the whole group: the emulator (or, natively, the
+                    # executor, which restores udev's queue on SIGTERM),
+                    # then what is left
+                    logf.write(f"\nssa experiment: stopped after {timeout:.0f} s\n")
+                    _stop_group(p)
+                    rc = "timeout"
+        seen.poll()
     wall = time.monotonic() - t0
+    own = experiment_walls(seen.first, names, wall)
     results = []
     for n in names:
-        r = summarise(cat[n], dirs[n], quick, clock, wall, len(names))
+        r = summarise(cat[n], dirs[n], quick, clock, wall, len(names), own_wall_s=own.get(n))
         if rc not in (0, None):
             r["failures"].append(f"the {'guest' if clock != 'native' else 'run'} ended "
                                  f"with status {rc} (see {os.path.join(out, 'run.log')})")
