@@ -89,7 +89,7 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		.range = { 2, SSA_MAX_MEMBERS,
 			   "Invalid copies: expected 2 to 64" },
 		.def = 2,
-		.only = SSA_ONLY_MIRROR,
+		.only = "copies is an option of the mirror and srarray layouts",
 	},
 	[SSA_OPT_READ_POLICY] = {
 		.name = "read_policy",

@@ -5,19 +5,24 @@
  * written Dr times on its member, in one track, 1/Dr of a turn apart, so
  * that a read waits for whichever replica comes round first.
  *
- * A member's data space (the stripe layout's member sectors) is cut into
+ * A set's data space (the stripe layout's member sectors) is cut into
  * arcs of track_sectors / replicas sectors; the arc holding data-space
  * sector u is written at the same place in each of the replicas arcs of
- * one track (ssa_sr_sector()).  A write goes to every replica: one child
- * per chunk piece and replica, joined when all are on the member (the
- * seed's foreground propagation).  A read is one child per chunk piece
- * that carries its alternatives (cs.alts) to the dispatcher, which asks
+ * one track (ssa_sr_sector()).  A write goes to every replica of every
+ * copy: one child per chunk piece, copy and replica, joined when all are
+ * on their members (the seed's foreground propagation); with copies, a
+ * member that fails a write fails, and the write stands while another
+ * copy of its set is alive.  A read is one child per chunk piece, sent to
+ * the copy whose disk predicts the earliest end (else the one with the
+ * fewest children outstanding), which carries its alternatives (cs.alts)
+ * to the dispatcher, which asks
  * the layout to place it just before it leaves (ssa_sr_place()): then the
  * member's ssadisk, if it is one, predicts which replica it would finish
  * first behind everything it already holds (ssad_predict()).  On a member
  * that is not an ssadisk, the replica taken is the first after where the
  * last child placed on that member ended, a guess that assumes no time
- * passed; the status says which members were predicted.
+ * passed; the status says which members were predicted.  A read that
+ * fails is retried on another copy of its set.
  *
  * See Documentation/srarray.rst.
  */
@@ -42,9 +47,14 @@ struct ssa_sr_member {
 };
 
 struct ssa_sr {
+	struct ssa_ctx *sc;
 	u32 replicas;		/* Dr */
 	u32 track;		/* sectors a track */
 	u32 arc;		/* track / replicas */
+	/* reads to retry on another copy, from process context */
+	spinlock_t retry_lock;
+	struct bio_list retry;
+	struct work_struct retry_work;
 	struct ssa_sr_member m[];
 };
 
@@ -65,6 +75,15 @@ static int ssa_sr_check_opts(struct ssa_ctx *sc)
 	if (track % replicas) {
 		sc->ti->error = "track_sectors must be a multiple of replicas";
 		return -EINVAL;
+	}
+	if (test_bit(SSA_OPT_COPIES, &sc->opts_given)) {
+		if (sc->nr_members % sc->opt[SSA_OPT_COPIES]) {
+			DMERR("%u members cannot form sets of %u copies",
+			      sc->nr_members, sc->opt[SSA_OPT_COPIES]);
+			sc->ti->error = "Number of members is not a multiple of copies";
+			return -EINVAL;
+		}
+		sc->copies = sc->opt[SSA_OPT_COPIES];
 	}
 	return 0;
 }
@@ -101,6 +120,8 @@ static int ssa_sr_check_geometry(struct ssa_ctx *sc)
 	return 0;
 }
 
+static void ssa_sr_retry_work(struct work_struct *work);
+
 static int ssa_sr_alloc(struct ssa_ctx *sc)
 {
 	struct ssa_sr *sr;
@@ -111,6 +132,10 @@ static int ssa_sr_alloc(struct ssa_ctx *sc)
 		sc->ti->error = "Cannot allocate srarray state";
 		return -ENOMEM;
 	}
+	sr->sc = sc;
+	spin_lock_init(&sr->retry_lock);
+	bio_list_init(&sr->retry);
+	INIT_WORK(&sr->retry_work, ssa_sr_retry_work);
 	sr->replicas = sc->opt[SSA_OPT_REPLICAS];
 	sr->track = sc->opt[SSA_OPT_TRACK_SECTORS];
 	sr->arc = sr->track / sr->replicas;
@@ -130,44 +155,258 @@ static void ssa_sr_free(struct ssa_ctx *sc)
 	sc->priv = NULL;
 }
 
+/* Members not failed, as a mask. */
+static u64 ssa_sr_live(struct ssa_ctx *sc)
+{
+	u64 live = 0;
+	unsigned int m;
+
+	for (m = 0; m < sc->nr_members; m++)
+		if (!test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
+			live |= BIT_ULL(m);
+	return live;
+}
+
+/* Replica 0's place of the data a child at member sector @ms holds. */
+static u64 ssa_sr_base(struct ssa_sr *sr, u64 ms)
+{
+	u32 in_track;
+
+	div_u64_rem(ms, sr->track, &in_track);
+	return ms - in_track / sr->arc * sr->arc;
+}
+
 /*
- * Reads and writes: a child per chunk piece, and per replica for a write.
- * A read child is sent with replica 0's place and its alternatives; the
- * dispatcher has it placed.  Flushes go to every member (ssa_map_data()).
+ * The copy of @set a read of @len sectors at replica 0's place @u0 goes
+ * to, among the members in @live and not in @tried: the one whose disk
+ * predicts the earliest end over its replicas; without predictions, the
+ * one with the fewest children outstanding.  -1 if none.
+ */
+static int ssa_sr_choose(struct ssa_ctx *sc, u32 set, u64 u0, u32 len,
+			 u64 live, u64 tried)
+{
+	struct ssa_sr *sr = ssa_sr_of(sc);
+	struct ssad_cand c[SSA_MAX_REPLICAS];
+	int best = -1, fewest = -1;
+	u64 best_end = U64_MAX;
+	unsigned int k, r, out, least = UINT_MAX;
+	struct ssad_guess g;
+
+	for (k = 0; k < sc->copies; k++) {
+		unsigned int m = set * sc->copies + k;
+		struct ssa_member *mb = &sc->members[m];
+		int i;
+
+		if (!(live & BIT_ULL(m)) || (tried & BIT_ULL(m)))
+			continue;
+		if (sc->copies == 1)
+			return m;
+		for (r = 0; r < sr->replicas; r++) {
+			c[r].dsector = mb->offset + u0 + (u64)r * sr->arc;
+			c[r].len = len;
+			c[r].write = false;
+		}
+		i = ssad_predict(mb->dev->bdev->bd_dev, c, sr->replicas, &g);
+		if (i >= 0 && c[i].end < best_end) {
+			best = m;
+			best_end = c[i].end;
+		}
+		out = atomic_read(&mb->outstanding);
+		if (out < least) {
+			least = out;
+			fewest = m;
+		}
+	}
+	return best >= 0 ? best : fewest;
+}
+
+static void ssa_sr_endio(struct bio *bio);
+
+/* One child of @io: [off, off + len) of @parent on member @m at @ms. */
+static void ssa_sr_child(struct ssa_ctx *sc, struct ssa_io *io,
+			 struct bio *parent, u64 off, u64 len, unsigned int m,
+			 u64 ms, bool alts)
+{
+	struct ssa_sr *sr = ssa_sr_of(sc);
+	struct bio *child = ssa_clone(sc, io, parent, m, ms);
+
+	if (!child)
+		return;
+	bio_trim(child, off, len);
+	child->bi_end_io = ssa_sr_endio;
+	to_child(child)->tried = BIT_ULL(m);
+	if (alts && sr->replicas > 1)
+		to_child(child)->cs.alts = sr->replicas;
+	atomic_inc(&sc->members[m].outstanding);
+	ssa_issue(sc, io, child);
+}
+
+/*
+ * Reads and writes: a child per chunk piece, and per live copy and
+ * replica for a write.  A read child is sent with replica 0's place and
+ * its alternatives; the dispatcher has it placed.  Flushes go to every
+ * member (ssa_map_data()).
  */
 static int ssa_sr_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		      u8 op, u64 start, u64 end)
 {
 	struct ssa_sr *sr = ssa_sr_of(sc);
-	unsigned int copies, r;
+	unsigned int k, r, m, copies = sc->copies;
+	u64 ls, len, u0, live;
 	struct ssa_extent e;
-	u64 ls, len;
+	u32 children = 0;
+	int pick;
 
 	if (op != SSA_OP_READ && op != SSA_OP_WRITE)
 		return ssa_map_data(sc, io, bio, op, start, end);
 
-	copies = op == SSA_OP_WRITE ? sr->replicas : 1;
-	ssa_fork_begin(sc, io, op, start, end,
-		       ssa_chunks(sc, start, end) * copies);
+	live = ssa_sr_live(sc);
 	for (ls = start; ls < end; ls += len) {
 		ssa_stripe_map(&sc->geom, ls, &e);
 		len = min(e.len, end - ls);
-		for (r = 0; r < copies; r++) {
-			struct bio *child;
-
-			child = ssa_clone(sc, io, bio, e.member,
-					  ssa_sr_sector(e.msector, sr->track,
-							sr->replicas, r));
-			if (!child)
-				continue;
-			bio_trim(child, ls - start, len);
-			if (copies == 1 && sr->replicas > 1)
-				to_child(child)->cs.alts = sr->replicas;
-			ssa_issue(sc, io, child);
+		if (op == SSA_OP_READ)
+			children++;
+		else
+			for (k = 0; k < copies; k++)
+				if (live & BIT_ULL(e.member * copies + k))
+					children += sr->replicas;
+	}
+	ssa_fork_begin(sc, io, op, start, end, children);
+	for (ls = start; ls < end; ls += len) {
+		ssa_stripe_map(&sc->geom, ls, &e);
+		len = min(e.len, end - ls);
+		u0 = ssa_sr_sector(e.msector, sr->track, sr->replicas, 0);
+		if (op == SSA_OP_READ) {
+			pick = ssa_sr_choose(sc, e.member, u0, len, live, 0);
+			if (pick < 0)
+				ssa_io_set_error(io, BLK_STS_IOERR);
+			else
+				ssa_sr_child(sc, io, bio, ls - start, len, pick,
+					     u0, true);
+			continue;
 		}
+		for (k = 0; k < copies; k++) {
+			m = e.member * copies + k;
+			if (!(live & BIT_ULL(m)))
+				continue;
+			for (r = 0; r < sr->replicas; r++)
+				ssa_sr_child(sc, io, bio, ls - start, len, m,
+					     u0 + (u64)r * sr->arc, false);
+		}
+		if (!(live >> (e.member * copies) & (BIT_ULL(copies) - 1)))
+			ssa_io_set_error(io, BLK_STS_IOERR);
 	}
 	ssa_io_put(io);
 	return DM_MAPIO_SUBMITTED;
+}
+
+/* Is a member of @m's set other than @m alive? */
+static bool ssa_sr_set_alive(struct ssa_ctx *sc, unsigned int m)
+{
+	unsigned int k, first = m / sc->copies * sc->copies;
+
+	for (k = first; k < first + sc->copies; k++)
+		if (k != m && !test_bit(SSA_MEMBER_FAILED, &sc->members[k].flags))
+			return true;
+	return false;
+}
+
+/*
+ * A child completed.  A read that failed on its member goes to another
+ * copy (ssa_sr_retry_work()); a write that failed on a member that has
+ * failed stands if another copy of its set is alive (its own children
+ * carry the data; if they fail too, the last of them sets the error).
+ */
+static void ssa_sr_endio(struct bio *bio)
+{
+	struct ssa_child *c = to_child(bio);
+	struct ssa_ctx *sc = c->sc;
+	struct ssa_sr *sr = ssa_sr_of(sc);
+	struct ssa_io *io = c->io;
+	blk_status_t status = bio->bi_status;
+	unsigned long flags;
+
+	atomic_dec(&sc->members[c->cs.member].outstanding);
+	ssa_child_done(sc, bio, io, &c->cs, status);
+	if (unlikely(status)) {
+		bool fault = ssa_member_fault(status, bio);
+
+		if (fault && c->cs.op == SSA_OP_READ && sc->copies > 1) {
+			spin_lock_irqsave(&sr->retry_lock, flags);
+			bio_list_add(&sr->retry, bio);
+			spin_unlock_irqrestore(&sr->retry_lock, flags);
+			queue_work(sc->wq, &sr->retry_work);
+			return;
+		}
+		if (!fault || c->cs.op != SSA_OP_WRITE || sc->copies < 2 ||
+		    !ssa_sr_set_alive(sc, c->cs.member))
+			ssa_io_set_error(io, status);
+	}
+	bio_put(bio);
+	ssa_io_put(io);
+}
+
+/* Failed reads, each again on a copy it has not been sent to. */
+static void ssa_sr_retry_work(struct work_struct *work)
+{
+	struct ssa_sr *sr = container_of(work, struct ssa_sr, retry_work);
+	struct ssa_ctx *sc = sr->sc;
+	struct bio_list list;
+	struct bio *bio;
+
+	spin_lock_irq(&sr->retry_lock);
+	list = sr->retry;
+	bio_list_init(&sr->retry);
+	spin_unlock_irq(&sr->retry_lock);
+
+	while ((bio = bio_list_pop(&list))) {
+		struct ssa_child *c = to_child(bio);
+		struct ssa_cstate *cs = &c->cs;
+		u64 u0 = ssa_sr_base(sr, cs->msector);
+		struct ssa_member *mb;
+		int m;
+
+		m = ssa_sr_choose(sc, cs->member / sc->copies, u0, cs->len,
+				  ssa_sr_live(sc), c->tried);
+		if (m < 0) {
+			DMERR_LIMIT("%s: read of sectors %llu+%u failed on every copy of set %u",
+				    dm_device_name(dm_table_get_md(sc->ti->table)),
+				    (unsigned long long)u0, cs->len,
+				    cs->member / sc->copies);
+			ssa_io_set_error(c->io, BLK_STS_IOERR);
+			bio_put(bio);
+			ssa_io_put(c->io);
+			continue;
+		}
+		mb = &sc->members[m];
+		c->tried |= BIT_ULL(m);
+		cs->member = m;
+		cs->msector = u0;
+		cs->alts = sr->replicas > 1 ? sr->replicas : 0;
+		bio->bi_iter = c->iter;
+		bio->bi_iter.bi_sector = mb->offset + u0;
+		bio->bi_status = BLK_STS_OK;
+		bio_set_dev(bio, mb->dev->bdev);
+		atomic_inc(&mb->outstanding);
+		ssa_submit_child(sc, bio, c->io, cs, false);
+	}
+}
+
+/*
+ * Fail member @m by hand (message "fail"): only with copies, and never
+ * the last live copy of a set.
+ */
+static int ssa_sr_fail(struct ssa_ctx *sc, unsigned int m)
+{
+	if (test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
+		return 0;
+	if (sc->copies < 2 || !ssa_sr_set_alive(sc, m)) {
+		DMWARN("fail %u: member %u holds the only live copy of its data",
+		       m, m);
+		return -EBUSY;
+	}
+	ssa_member_fail(sc, m);
+	return 0;
 }
 
 /*
@@ -233,8 +472,8 @@ static void ssa_sr_place(struct ssa_ctx *sc, struct bio *bio,
 }
 
 /*
- * Status tail: <replicas> <track_sectors> <how> <predicted> <guessed>,
- * <how> a character per member (enum ssa_sr_how).
+ * Status tail: <copies> <replicas> <track_sectors> <how> <predicted>
+ * <guessed>, <how> a character per member (enum ssa_sr_how).
  */
 static unsigned int ssa_sr_status(struct ssa_ctx *sc, status_type_t type,
 				  char *result, unsigned int maxlen,
@@ -245,11 +484,11 @@ static unsigned int ssa_sr_status(struct ssa_ctx *sc, status_type_t type,
 	unsigned int m;
 
 	if (type == STATUSTYPE_IMA) {
-		DMEMIT(",replicas=%u,track_sectors=%u", sr->replicas,
-		       sr->track);
+		DMEMIT(",copies=%u,replicas=%u,track_sectors=%u", sc->copies,
+		       sr->replicas, sr->track);
 		return sz;
 	}
-	DMEMIT(" %u %u ", sr->replicas, sr->track);
+	DMEMIT(" %u %u %u ", sc->copies, sr->replicas, sr->track);
 	for (m = 0; m < sc->nr_members; m++) {
 		DMEMIT("%c", READ_ONCE(sr->m[m].how));
 		predicted += atomic64_read(&sr->m[m].predicted);
@@ -261,12 +500,13 @@ static unsigned int ssa_sr_status(struct ssa_ctx *sc, status_type_t type,
 
 const struct ssa_layout_ops ssa_srarray_ops = {
 	.opts = SSA_COMMON_OPTS | SSA_SCHED_OPTS | BIT(SSA_OPT_REPLICAS) |
-		BIT(SSA_OPT_TRACK_SECTORS),
+		BIT(SSA_OPT_TRACK_SECTORS) | BIT(SSA_OPT_COPIES),
 	.check_opts = ssa_sr_check_opts,
 	.check_geometry = ssa_sr_check_geometry,
 	.alloc = ssa_sr_alloc,
 	.free = ssa_sr_free,
 	.map = ssa_sr_map,
 	.place = ssa_sr_place,
+	.fail = ssa_sr_fail,
 	.status = ssa_sr_status,
 };

@@ -8,18 +8,19 @@
 CHECK_SR="python3 $TOP/tests/kernel/check_srarray.py"
 
 # sr_tail NAME FIELD: the srarray tail of the status
-#   FIELD: replicas | track | how | predicted | guessed
+#   FIELD: copies | replicas | track | how | predicted | guessed
 sr_tail() {
 	local -a s
 	local base
 	read -ra s <<< "$(dmsetup status "$1")"
 	base=$((ST_MEMBER0 + s[4] * ST_PER_MEMBER))
 	case $2 in
-	replicas) echo "${s[base]}" ;;
-	track) echo "${s[base + 1]}" ;;
-	how) echo "${s[base + 2]}" ;;
-	predicted) echo "${s[base + 3]}" ;;
-	guessed) echo "${s[base + 4]}" ;;
+	copies) echo "${s[base]}" ;;
+	replicas) echo "${s[base + 1]}" ;;
+	track) echo "${s[base + 2]}" ;;
+	how) echo "${s[base + 3]}" ;;
+	predicted) echo "${s[base + 4]}" ;;
+	guessed) echo "${s[base + 5]}" ;;
 	esac
 }
 
@@ -46,7 +47,9 @@ srarray_verify() {
 	expect_eq "reads placed by a model" "$predicted" 0 || rc=1
 	if [ "$dr" -gt 1 ]; then
 		[ "$guessed" -gt 0 ] || { fail "no read placed"; rc=1; }
-		expect_eq "how" "$how" "$(printf 'g%.0s' $(seq "$n"))" || rc=1
+		# (with copies a member may never have been chosen: "-")
+		[[ $how =~ ^[g-]+$ && $how == *g* && ${#how} == "$n" ]] ||
+			{ fail "how: '$how', want g (or -) for each of $n members"; rc=1; }
 	else
 		expect_eq "reads placed" "$guessed" 0 || rc=1
 	fi
@@ -100,15 +103,68 @@ srarray_rotation() {
 	local rc=0 r1 r2 r3 h
 	mkdir -p "$WORK"
 	read -r r1 h <<< "$(sr_rot 1)" && [ -n "$r1" ] || { fail "replicas 1 run"; return 1; }
-	expect_eq "one copy: nothing to place" "$h" - || rc=1
+	expect_eq "one replica: nothing to place" "$h" - || rc=1
 	read -r r2 h <<< "$(sr_rot 2)" && [ -n "$r2" ] || { fail "replicas 2 run"; return 1; }
-	expect_eq "two copies: placed by the model" "$h" P || rc=1
+	expect_eq "two replicas: placed by the model" "$h" P || rc=1
 	read -r r3 h <<< "$(sr_rot 3)" && [ -n "$r3" ] || { fail "replicas 3 run"; return 1; }
-	expect_eq "three copies: placed by the model" "$h" P || rc=1
-	info "mean rotational delay: 1 copy $r1 us, 2 copies $r2 us, 3 copies $r3 us (R = 8333 us)"
-	[ "$r1" -gt 3500 ] && [ "$r1" -lt 4900 ] || { fail "1 copy: $r1 us, want about 4167"; rc=1; }
-	[ "$r2" -gt 1500 ] && [ "$r2" -lt 2600 ] || { fail "2 copies: $r2 us, want about 2083"; rc=1; }
-	[ "$r3" -gt 900 ] && [ "$r3" -lt 1800 ] || { fail "3 copies: $r3 us, want about 1389"; rc=1; }
+	expect_eq "three replicas: placed by the model" "$h" P || rc=1
+	info "mean rotational delay: 1 replica $r1 us, 2 replicas $r2 us, 3 replicas $r3 us (R = 8333 us)"
+	[ "$r1" -gt 3500 ] && [ "$r1" -lt 4900 ] || { fail "1 replica: $r1 us, want about 4167"; rc=1; }
+	[ "$r2" -gt 1500 ] && [ "$r2" -lt 2600 ] || { fail "2 replicas: $r2 us, want about 2083"; rc=1; }
+	[ "$r3" -gt 900 ] && [ "$r3" -lt 1800 ] || { fail "3 replicas: $r3 us, want about 1389"; rc=1; }
+	return $rc
+}
+
+# 2 x 2 x 2 (copies 2) over failable members, member 1 an error device:
+# reads that meet it are retried on member 0 (a 1 MiB read spreads its
+# pieces over both copies), and, after a reload, writes that meet it
+# stand on member 0; the data read back is what was written, a verify
+# passes degraded, failing member 0 (the last copy of its set) is refused,
+# and the live copies are checked raw.
+srarray_copies_fail() {
+	local rc=0 members len=$((2 * 8192)) out
+	mkdir -p "$WORK"
+	members=$(lin_members 4 16384) || return 1
+	wipe 8 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3 || return 1
+	vol_create ssat-v $len srarray 8 "$members" 6 replicas 2 track_sectors 64 copies 2 || return 1
+	expect_eq "copies in status" "$(sr_tail ssat-v copies)" 2 || rc=1
+	head -c $((len * 512)) /dev/urandom > "$WORK/sr-a"
+	head -c $((len * 512)) /dev/urandom > "$WORK/sr-b"
+	dd if="$WORK/sr-a" of=/dev/mapper/ssat-v bs=1M oflag=direct status=none || return 1
+	dmsetup load ssat-m1 --table "0 16384 error" && dmsetup suspend ssat-m1 && dmsetup resume ssat-m1
+	# reads first: each piece that went to member 1 fails there and is retried
+	cmp "$WORK/sr-a" <(dd if=/dev/mapper/ssat-v bs=1M iflag=direct status=none) ||
+		{ fail "data read with member 1 failing"; rc=1; }
+	expect_eq "health after reads met member 1" "$(vstat ssat-v health)" ADAA || rc=1
+	[ "$(mstat ssat-v 1 err)" -gt 0 ] || { fail "no error counted on member 1"; rc=1; }
+	# a reload forgets the failure: now writes meet member 1 first
+	dmsetup reload ssat-v --table "$(dmsetup table ssat-v)" && dmsetup resume ssat-v ||
+		{ fail "reload"; return 1; }
+	expect_eq "health after reload" "$(vstat ssat-v health)" AAAA || rc=1
+	dd if="$WORK/sr-b" of=/dev/mapper/ssat-v bs=1M oflag=direct status=none ||
+		{ fail "writes with member 1 failing"; rc=1; }
+	expect_eq "health after writes met member 1" "$(vstat ssat-v health)" ADAA || rc=1
+	cmp "$WORK/sr-b" <(dd if=/dev/mapper/ssat-v bs=1M iflag=direct status=none) ||
+		{ fail "data written with member 1 failing"; rc=1; }
+	run_fio verify.fio DEV=/dev/mapper/ssat-v SIZE=$((len * 512)) \
+		BSSPLIT="512/10:4k/40:12k/20:64k/30" > "$WORK/fio2.out" 2>&1 ||
+		{ fail "fio verify degraded"; tail -5 "$WORK/fio2.out"; rc=1; }
+	dmsetup message ssat-v 0 fail 0 2>/dev/null && { fail "fail 0 (last copy of its set) accepted"; rc=1; }
+	dmsetup message ssat-v 0 fail 3 || { fail "fail 3 refused with member 2 alive"; rc=1; }
+	expect_eq "health after the fails" "$(vstat ssat-v health)" ADAD || rc=1
+	out=$($CHECK_SR ssat-v --skip 1 --skip 3) || { fail "raw check of the live copies: $out"; rc=1; }
+	info "$out"
+	vol_remove ssat-v
+	return $rc
+}
+
+# With one copy there is nothing to fail over to: fail is refused.
+srarray_fail_refused() {
+	local rc=0
+	vol_create ssat-v 8192 srarray 8 "$(ram_members 2)" 2 track_sectors 64 || return 1
+	dmsetup message ssat-v 0 fail 0 2>/dev/null && { fail "fail accepted without copies"; rc=1; }
+	expect_eq "health" "$(vstat ssat-v health)" AA || rc=1
+	vol_remove ssat-v
 	return $rc
 }
 
@@ -135,7 +191,9 @@ srarray_bad_tables() {
 		"too small" || rc=1
 	bad_table sr-opt-stripe "0 8192 $T stripe 8 2 $r0 0 $r1 0 2 replicas 2" \
 		"Option only valid for the srarray layout" || rc=1
-	bad_table sr-opt-copies "0 8192 $T srarray 8 2 $r0 0 $r1 0 4 track_sectors 64 copies 2" \
+	bad_table sr-copies-3-of-2 "0 8192 $T srarray 8 2 $r0 0 $r1 0 4 track_sectors 64 copies 3" \
+		"Number of members is not a multiple of copies" || rc=1
+	bad_table sr-opt-policy "0 8192 $T srarray 8 2 $r0 0 $r1 0 4 track_sectors 64 read_policy split" \
 		"Option only valid for the mirror layout" || rc=1
 	return $rc
 }
@@ -144,6 +202,10 @@ register srarray_verify_2x2 srarray_verify 2 2 64 8
 register srarray_verify_3x3_queued srarray_verify 3 3 96 8 queue_depth 2 merge on
 register srarray_verify_1x4_chunk16 srarray_verify 1 4 128 16 queue_depth 1
 register srarray_verify_2x1 srarray_verify 2 1 64 8
+register srarray_verify_2x2x2 srarray_verify 4 2 64 8 copies 2
+register srarray_verify_1x3x2_queued srarray_verify 2 3 96 8 copies 2 queue_depth 2 sched rsatf
+register srarray_copies_fail srarray_copies_fail
+register srarray_fail_refused srarray_fail_refused
 register srarray_raw_check srarray_raw_check
 register srarray_rotation srarray_rotation
 register srarray_bad_tables srarray_bad_tables

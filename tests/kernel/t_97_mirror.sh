@@ -484,7 +484,7 @@ mirror_bad_tables() {
 	bad_table rebuild-twice "0 1024 $T mirror 8 2 $M2 4 rebuild 1 rebuild 1" "Duplicate rebuild member" || rc=1
 	bad_table rebuild-all "0 1024 $T mirror 8 2 $M2 4 rebuild 0 rebuild 1" "without a source copy" || rc=1
 	bad_table rate "0 1024 $T mirror 8 2 $M2 2 rebuild_rate -1" "Invalid rebuild_rate" || rc=1
-	bad_table stripe-copies "0 1024 $T stripe 8 2 $M2 2 copies 2" "only valid for the mirror layout" || rc=1
+	bad_table stripe-copies "0 1024 $T stripe 8 2 $M2 2 copies 2" "copies is an option of the mirror and srarray layouts" || rc=1
 	bad_table stripe-policy "0 1024 $T stripe 8 2 $M2 2 read_policy split" "only valid for the mirror layout" || rc=1
 	bad_table mirror-length "0 1028 $T mirror 8 2 $M2" "not a multiple of the stripe size" || rc=1
 	bad_table mirror-small "0 $((2 * 131072)) $T mirror 8 2 $M2" "Member device too small" || rc=1
