@@ -260,7 +260,8 @@ static int ssa_sr_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	if (op != SSA_OP_READ && op != SSA_OP_WRITE)
 		return ssa_map_data(sc, io, bio, op, start, end);
 
-	live = ssa_sr_live(sc);
+	/* without copies a failed member is still tried, as stripe does */
+	live = copies > 1 ? ssa_sr_live(sc) : U64_MAX;
 	for (ls = start; ls < end; ls += len) {
 		ssa_stripe_map(&sc->geom, ls, &e);
 		len = min(e.len, end - ls);
@@ -293,7 +294,7 @@ static int ssa_sr_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 				ssa_sr_child(sc, io, bio, ls - start, len, m,
 					     u0 + (u64)r * sr->arc, false);
 		}
-		if (!(live >> (e.member * copies) & (BIT_ULL(copies) - 1)))
+		if (!(live >> (e.member * copies) & GENMASK_ULL(copies - 1, 0)))
 			ssa_io_set_error(io, BLK_STS_IOERR);
 	}
 	ssa_io_put(io);
