@@ -106,5 +106,5 @@ register sched_verify_stripe_rsatf sched_verify stripe rsatf
 register sched_verify_mirror_rlook sched_verify mirror rlook
 register sched_verify_srarray_rsatf sched_verify srarray rsatf
 register sched_verify_srarray_rlook sched_verify srarray rlook
-register sched_orders sched_orders
+register_clocked sched_orders sched_orders
 register sched_bad_input sched_bad_input

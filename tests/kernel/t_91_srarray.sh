@@ -207,5 +207,5 @@ register srarray_verify_1x3x2_queued srarray_verify 2 3 96 8 copies 2 queue_dept
 register srarray_copies_fail srarray_copies_fail
 register srarray_fail_refused srarray_fail_refused
 register srarray_raw_check srarray_raw_check
-register srarray_rotation srarray_rotation
+register_clocked srarray_rotation srarray_rotation
 register srarray_bad_tables srarray_bad_tables
