@@ -251,7 +251,7 @@ parity_bad_tables() {
 	bad_table rotation "0 1536 $T raid5 8 3 $M3 2 parity_layout diagonal" "Invalid parity_layout" || rc=1
 	bad_table pstripe-rotation "0 1536 $T pstripe 8 3 $M3 2 parity_layout left_symmetric" "parity_layout is an option of raid5 only" || rc=1
 	bad_table raid5-coalesce "0 1536 $T raid5 8 3 $M3 2 coalesce 1" "coalesce is not an option" || rc=1
-	bad_table raid5-copies "0 1536 $T raid5 8 3 $M3 2 copies 2" "only valid for the mirror layout" || rc=1
+	bad_table raid5-copies "0 1536 $T raid5 8 3 $M3 2 copies 2" "copies is an option of the mirror and srarray layouts" || rc=1
 	bad_table stripe-sync "0 1536 $T stripe 8 3 $M3 2 sync after_service" "only valid for the raid5 and pstripe layouts" || rc=1
 	bad_table initial-sync "0 1536 $T raid5 8 3 $M3 2 initial_sync maybe" "Invalid initial_sync" || rc=1
 	bad_table rebuild-two "0 1536 $T raid5 8 3 $M3 4 rebuild 0 rebuild 1" "rebuild one member at a time" || rc=1
