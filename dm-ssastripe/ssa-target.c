@@ -21,6 +21,7 @@
 #include "dm-ssastripe.h"
 #include "ssa-args.h"
 #include "ssa-compat.h"
+#include "ssa-cache.h"
 #include "ssa-disk.h"
 
 /* The personalities, by layout id (ssa-layout.h). */
@@ -677,13 +678,24 @@ static int __init dm_ssastripe_init(void)
 	r = ssadisk_register();
 	if (r < 0) {
 		DMERR("registering ssadisk failed %d", r);
-		dm_unregister_target(&ssa_target);
+		goto bad_disk;
 	}
+	r = ssacache_register();
+	if (r < 0) {
+		DMERR("registering ssacache failed %d", r);
+		goto bad_cache;
+	}
+	return 0;
+bad_cache:
+	ssadisk_unregister();
+bad_disk:
+	dm_unregister_target(&ssa_target);
 	return r;
 }
 
 static void __exit dm_ssastripe_exit(void)
 {
+	ssacache_unregister();
 	ssadisk_unregister();
 	dm_unregister_target(&ssa_target);
 }
@@ -693,5 +705,6 @@ module_exit(dm_ssastripe_exit);
 
 MODULE_DESCRIPTION(DM_NAME " striping target with an explicit fork/join core, and an emulated disk");
 MODULE_ALIAS("dm-ssadisk");
+MODULE_ALIAS("dm-ssacache");
 MODULE_AUTHOR("dm-ssastripe developers");
 MODULE_LICENSE("GPL");

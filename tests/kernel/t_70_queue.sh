@@ -169,7 +169,9 @@ member_ios() {
 # children (seen: a quarter on stripe and mirror, 0.45 on raid5).  Then
 # random writes of mixed sizes (job mixed).  Every block reads back
 # (crc32c), the parity layouts' parity is recomputed from the members,
-# and every child dispatched is traced and completed.
+# and every child dispatched is traced and completed.  Clocked: merges
+# need children waiting, and a slow guest (the debug kernel beside other
+# guests) did not keep the member queued -- 7895 bios for 8192 children.
 queue_merge() {	# queue_merge LAYOUT MEMBERS
 	local layout=$1 n=$2 rc=0 i m="" msz=16384 len opts merge job bs=4k
 	for ((i = 0; i < n; i++)); do
@@ -226,9 +228,9 @@ register queue_trace_d1_prio_on queue_trace 1 on
 register queue_trace_d1_prio_off queue_trace 1 off
 register queue_trace_d0 queue_trace 0 on
 register trace_fork_shape trace_fork_shape
-register queue_merge_stripe queue_merge stripe 2
-register queue_merge_raid5 queue_merge raid5 4
-register queue_merge_mirror queue_merge mirror 2
+register_clocked queue_merge_stripe queue_merge stripe 2
+register_clocked queue_merge_raid5 queue_merge raid5 4
+register_clocked queue_merge_mirror queue_merge mirror 2
 
 # Settings changed under load, with children waiting: depth raised,
 # cleared (waiting children drain), restored; priority toggled; internal

@@ -55,8 +55,8 @@ PRESET_DISKS = {
                "rmax": 60.0 / 3600, "alpha": 1.3e-3, "p_seq": 0.0, "block": 4096},
 }
 
-_TOP_KEYS = {"title", "seed", "figure", "about", "volume", "disk", "workload", "sweep",
-             "series", "quick", "model", "plot", "check", "derive"}
+_TOP_KEYS = {"title", "seed", "figure", "about", "volume", "disk", "cache", "workload",
+             "sweep", "series", "quick", "model", "plot", "check", "derive"}
 # The mechanical presets' geometry (Documentation/ssadisk.rst, Presets), as
 # the array model's ``positioning = "emulated"`` takes it: seconds.
 MECHANICAL_PRESETS = {
@@ -72,7 +72,12 @@ _WORKLOAD_KEYS = {"generator", "mode", "rate", "mpl", "think_ms", "think_dist", 
 _MODEL_KEYS = {"kind", "sync", "bounds", "sizes", "skew", "balance", "coalescing",
                "request_kb", "cpu_delay_ms", "cache_mbps", "pos_a_ms", "pos_b_ms",
                "max_read_seek_ms", "beta_concentration", "positioning", "overhead",
-               "pair_queue", "min_disk_queue", "uncoalesced", "member_latency_ms"}
+               "pair_queue", "min_disk_queue", "uncoalesced", "member_latency_ms",
+               "destage_threshold", "max_dirty_blocks", "cache_hit", "write_policy"}
+# [cache]: an ssacache stacked on the volume (Documentation/ssacache.rst);
+# block_kb and blocks are its size, the rest its options (cache_max in KiB)
+_CACHE_KEYS = {"block_kb", "blocks", "low_water", "high_water", "max_dirty",
+               "destage_depth", "cache_max_kb", "prefetch", "transfer_mbps"}
 _PLOT_KEYS = {"x", "y", "xlabel", "ylabel", "title", "logx", "by"}
 _CHECK_KEYS = {"tolerance", "metrics", "max_utilization"}
 _DERIVE_KEYS = {"kind", "group", "over", "metric", "formulas"}
@@ -162,6 +167,8 @@ def _sweep_key_ok(key: str) -> bool:
         return True
     if sect == "model":
         return k in _MODEL_KEYS
+    if sect == "cache":
+        return k in _CACHE_KEYS
     return False
 
 
@@ -177,6 +184,8 @@ def validate(spec: dict, path: str = "<spec>") -> None:
     _unknown("volume", vol, _VOLUME_KEYS, path)
     _unknown("workload", wl, _WORKLOAD_KEYS, path)
     _unknown("model", spec["model"], _MODEL_KEYS, path)
+    if "cache" in spec:
+        _unknown("cache", spec["cache"], _CACHE_KEYS, path)
     _unknown("plot", spec["plot"], _PLOT_KEYS, path)
     _unknown("check", spec.get("check", {}), _CHECK_KEYS, path)
     if "derive" in spec:
@@ -220,6 +229,13 @@ def validate(spec: dict, path: str = "<spec>") -> None:
 def _check_point(p: dict, path: str) -> None:
     v, w, m = p["volume"], p["workload"], p["model"]
     where = f"{path}: point {p['id']} ({p['label']})"
+    c = p.get("cache", {})
+    if c:
+        if not isinstance(c.get("blocks"), int) or c["blocks"] < 4:
+            raise SpecError(f"{where}: cache.blocks must be a whole number >= 4")
+        bk = float(c.get("block_kb", 16))
+        if bk * KB % 4096 or bk * KB > 1 << 20 or (int(bk * 2) & (int(bk * 2) - 1)):
+            raise SpecError(f"{where}: cache.block_kb must be a power of two, 4 to 1024")
     if v.get("layout") not in LAYOUTS:
         raise SpecError(f"{where}: volume.layout must be one of {', '.join(LAYOUTS)}")
     n = v.get("members")
@@ -305,6 +321,7 @@ def expand(spec: dict, quick: bool = False, path: str = "<spec>") -> list[dict]:
         for values in itertools.product(*(lists[k] for k in keys)):
             p = {"volume": copy.deepcopy(spec["volume"]),
                  "disk": copy.deepcopy(spec.get("disk", {})),
+                 "cache": copy.deepcopy(spec.get("cache", {})),
                  "workload": copy.deepcopy(spec["workload"]),
                  "model": copy.deepcopy(spec["model"])}
             for k, v in s.items():
@@ -398,7 +415,8 @@ def _disk_args(d: dict) -> list[str]:
 def volume_tables(point: dict, backing: list[str], prefix: str = "lab") -> list[tuple[str, str]]:
     """(name, table) of every device a point creates, in creation order:
     an ssadisk over each backing device when the point has a [disk], then
-    the volume ``PREFIX-vol``."""
+    the volume ``PREFIX-vol`` -- or, when the point has a [cache], the
+    volume ``PREFIX-arr`` and over it the cache ``PREFIX-vol``."""
     vol, d = point["volume"], point["disk"]
     n = vol["members"]
     if len(backing) < n:
@@ -422,8 +440,27 @@ def volume_tables(point: dict, backing: list[str], prefix: str = "lab") -> list[
              + " ".join(f"{m} 0" for m in members))
     if opts:
         table += f" {len(opts)} " + " ".join(opts)
-    out.append((f"{prefix}-vol", table))
+    if point.get("cache"):
+        out.append((f"{prefix}-arr", table))
+        out.append((f"{prefix}-vol", cache_table(point, f"/dev/mapper/{prefix}-arr")))
+    else:
+        out.append((f"{prefix}-vol", table))
     return out
+
+
+def cache_table(point: dict, origin: str) -> str:
+    """The ssacache table of a point's [cache] over ``origin``."""
+    c = point["cache"]
+    block = int(float(c.get("block_kb", 16)) * KB // SECTOR)
+    opts: list[str] = []
+    for k in ("low_water", "high_water", "max_dirty", "destage_depth", "prefetch",
+              "transfer_mbps"):
+        if k in c:
+            opts += [k, str(int(c[k]))]
+    if "cache_max_kb" in c:
+        opts += ["cache_max", str(int(float(c["cache_max_kb"]) * KB // SECTOR))]
+    t = f"0 {volume_length(point['volume'])} ssacache {origin} {block} {int(c['blocks'])}"
+    return t + (f" {len(opts)} " + " ".join(opts) if opts else "")
 
 
 def zone_weights(point: dict) -> list[float] | None:
@@ -598,6 +635,56 @@ def _comms(trace: str) -> list[str]:
     return out
 
 
+def generator_records(records_csv: str) -> list:
+    """ssaload's own records as compare.Records (submit -> complete): what a
+    point behind an array cache measures, since the volume's forks are then
+    the cache's fills and destages, not the workload's requests."""
+    out = []
+    with open(records_csv, encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if int(row.get("status", 0) or 0) == 0:
+                out.append(compare.Record(int(row["submit_ns"]), int(row["complete_ns"]),
+                                          row["op"], int(row["len"]) // SECTOR, ()))
+    return out
+
+
+def _analyse_generator(pdir: str, out: dict, batches: int) -> dict:
+    gen = os.path.join(pdir, "records.csv")
+    if not os.path.exists(gen) or os.path.getsize(gen) == 0:
+        out["notes"].append("no generator records")
+        out["status"] = "failed"
+        return out
+    recs = generator_records(gen)
+    if len(recs) < 2:
+        out["notes"].append("fewer than two measured requests")
+        out["status"] = "failed"
+        return out
+    out.update(measured(recs, batches))
+    out["issued"] = len(recs)
+    out["measured_at"] = "generator (submit to complete, behind the array cache)"
+    cst = os.path.join(pdir, "cache.status")
+    if os.path.exists(cst):
+        with open(cst, encoding="utf-8") as f:
+            out["cache"] = cache_counters(f.read())
+    return out
+
+
+CACHE_FIELDS = ("dirty", "clean", "free", "destage_runs", "read_hits", "read_misses",
+                "write_hits", "write_through", "destaged", "prefetched", "prefetch_hits",
+                "throttled", "lost", "errors")
+
+
+def cache_counters(status_line: str) -> dict:
+    """ssacache's status line (Documentation/ssacache.rst) as a dict."""
+    f = status_line.split()
+    if len(f) >= 3 and f[2] == "ssacache":
+        f = f[3:]
+    d = {k: int(v) for k, v in zip(CACHE_FIELDS, f)}
+    if len(f) > len(CACHE_FIELDS):
+        d["mode"] = f[len(CACHE_FIELDS)]
+    return d
+
+
 def analyse_point(pdir: str, batches: int = 20) -> dict:
     """Measured values of one executed point directory (see ssa.labrun)."""
     with open(os.path.join(pdir, "point.json"), encoding="utf-8") as f:
@@ -605,6 +692,8 @@ def analyse_point(pdir: str, batches: int = 20) -> dict:
     out: dict = {"status": done.get("status", "failed"), "notes": list(done.get("notes", []))}
     if done.get("generator") == "fio":
         out.update(done.get("fio", {}))
+    if done.get("measure") == "generator":
+        return _analyse_generator(pdir, out, batches)
     trace = os.path.join(pdir, "trace.csv")
     if not os.path.exists(trace):
         out["notes"].append("no ssatrace records")
@@ -764,6 +853,11 @@ def model_point(point: dict) -> dict:
             extra["min_disk_queue"] = float(m["min_disk_queue"])
         if "member_latency_ms" in m:
             extra["member_latency"] = float(m["member_latency_ms"]) / 1e3
+        for k in ("destage_threshold", "max_dirty_blocks"):
+            if k in m:
+                extra[k] = int(m[k])
+        if "cache_hit" in m:
+            extra["cache_hit"] = float(m["cache_hit"])
         cfg = array.ArrayConfig(
             disks=v["members"], stripe_unit=int(v["chunk_kb"] * KB),
             mirrored=v["layout"] == "mirror",
@@ -773,10 +867,17 @@ def model_point(point: dict) -> dict:
             int(w.get("sizes", "fixed:1").split(":")[1]) * w.get("block", 4096)
         mpl = int(w["mpl"])
         op = "read" if w.get("p_read", 1.0) >= 1 else "write"
-        fn = array.reads if op == "read" else array.writes
-        pts = fn(cfg, size, mpl, float(w.get("think_ms", 0)) / 1e3,
-                 w.get("pattern", "random") == "seq")
-        last = pts[-1]
+        think, seq = float(w.get("think_ms", 0)) / 1e3, w.get("pattern", "random") == "seq"
+        policy = m.get("write_policy", "auto")
+        if op == "write" and policy in ("back", "direct"):
+            # one of seed 001's two write models whatever the size (Figure 9)
+            fn1 = array.write_back if policy == "back" else array.direct_write
+            last = fn1(cfg, size, mpl, think, seq)
+        elif policy not in ("auto", "back", "direct"):
+            raise ValueError("model.write_policy must be auto, back or direct")
+        else:
+            fn = array.reads if op == "read" else array.writes
+            last = fn(cfg, size, mpl, think, seq)[-1]
         return {"model": {f"{op}_s": last.response, "rate": last.throughput}}
     raise ValueError(f"model {kind}: unknown")
 

@@ -88,9 +88,9 @@ def fresh_ramdisks(count: int, mb: int) -> list[str]:
     raise RuntimeError(f"brd did not make {count} ramdisks")
 
 
-def start_trace(pdir: str, scratch: str) -> subprocess.Popen:
+def start_trace(pdir: str, scratch: str, dev: str) -> subprocess.Popen:
     errf = open(os.path.join(pdir, "ssatrace.log"), "w", encoding="utf-8")
-    p = subprocess.Popen([SSATRACE, "record", "-D", f"{PREFIX}-vol", "-o",
+    p = subprocess.Popen([SSATRACE, "record", "-D", dev, "-o",
                           os.path.join(scratch, "trace.csv")], stdout=errf, stderr=errf)
     # Generous: on the instruction clock every wait of the idle guest for
     # the host (reading ssatrace, its BTF, through the shared file system)
@@ -194,7 +194,13 @@ def run_point(point: dict, plan: dict, outdir: str) -> dict:
     # runs and moved to the shared directory after: no host file I/O
     # (9p) from the tracer or the generator while the volume is measured.
     scratch = tempfile.mkdtemp(prefix="labrun-")
-    tracer = start_trace(pdir, scratch)
+    # behind an array cache the volume's forks are the cache's own I/O:
+    # trace them, and measure the requests at the generator
+    cached = any(name == f"{PREFIX}-arr" for name, _ in point["devices"])
+    if cached:
+        done["measure"] = "generator"
+        sh(["dmsetup", "message", f"{PREFIX}-vol", "0", "reset_stats"], check=False)
+    tracer = start_trace(pdir, scratch, f"{PREFIX}-arr" if cached else f"{PREFIX}-vol")
     phase("trace_attach")
     try:
         rc, comm, extra = run_workload(point, pdir, scratch)
@@ -224,6 +230,9 @@ def run_point(point: dict, plan: dict, outdir: str) -> dict:
     if " 0 lost" not in tl and "lost" in tl:
         done["notes"].append("ssatrace lost records: " + tl.strip().splitlines()[-1])
     save_devices(pdir, "status.txt")
+    if cached:
+        with open(os.path.join(pdir, "cache.status"), "w", encoding="utf-8") as f:
+            f.write(sh(["dmsetup", "status", f"{PREFIX}-vol"], check=False).stdout)
     done["guest_s"] = time.monotonic() - t0
     with open(os.path.join(pdir, "point.json"), "w", encoding="utf-8") as f:
         json.dump(done, f, indent=1)
