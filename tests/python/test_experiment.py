@@ -363,3 +363,85 @@ def test_experiment_walls_from_first_points(tmp_path):
     w.poll()
     assert w.first == {"a": 5.0, "b": 12.0}
     assert ex.experiment_walls(w.first, ["a", "b", "z"], 20.0) == {"a": 7.0, "b": 8.0}
+
+
+CACHED = BASE.replace('layout = "raid5"\nmembers = 4', 'layout = "mirror"\nmembers = 4') \
+    .replace('options = ["sync before_service", "queue_depth 1"]', 'options = ["coalesce 1"]') \
+    + """
+[cache]
+block_kb = 16
+blocks = 64
+low_water = 8
+high_water = 16
+max_dirty = 32
+cache_max_kb = 96
+transfer_mbps = 62
+"""
+
+
+def test_cache_section_stacks_an_ssacache(tmp_path):
+    s = ex.load_spec(write_spec(tmp_path, CACHED.replace('kind = "raid5"', 'kind = "none"')))
+    p = ex.expand(s)[0]
+    devs = ex.volume_tables(p, [f"/dev/ram{i}" for i in range(4)])
+    assert [d[0] for d in devs][-2:] == ["lab-arr", "lab-vol"]
+    assert devs[-2][1].split()[2:4] == ["ssastripe", "mirror"]
+    c = devs[-1][1].split()
+    assert c[2:6] == ["ssacache", "/dev/mapper/lab-arr", "32", "64"]
+    assert c[1] == devs[-2][1].split()[1]          # the same length as the array
+    assert c[6:] == ["10", "low_water", "8", "high_water", "16", "max_dirty", "32",
+                     "transfer_mbps", "62", "cache_max", "192"]
+
+
+@pytest.mark.parametrize("edit,msg", [
+    (("blocks = 64", "blocks = 2"), "cache.blocks must be"),
+    (("block_kb = 16", "block_kb = 12"), "cache.block_kb must be"),
+    (("transfer_mbps = 62", "size_mb = 4"), r"\[cache\] has unknown key"),
+])
+def test_cache_section_checks(tmp_path, edit, msg):
+    text = CACHED.replace('kind = "raid5"', 'kind = "none"').replace(*edit)
+    with pytest.raises(ex.SpecError, match=msg):
+        ex.load_spec(write_spec(tmp_path, text))
+
+
+def test_cache_counters_and_generator_records(tmp_path):
+    line = "0 393216 ssacache 96 160 0 0 5 7 350 2 250 0 0 218 0 0 A"
+    c = ex.cache_counters(line)
+    assert c["dirty"] == 96 and c["read_hits"] == 5 and c["read_misses"] == 7
+    assert c["write_hits"] == 350 and c["throttled"] == 218 and c["mode"] == "A"
+    d = tmp_path / "p00"
+    d.mkdir()
+    rows = ["id,client,op,offset,len,arrival_ns,submit_ns,complete_ns,status"]
+    for i in range(100):
+        op = "write" if i % 2 else "read"
+        rows.append(f"{i},0,{op},{i * 16384},16384,{i * 10**7},{i * 10**7},"
+                    f"{i * 10**7 + (3 if op == 'write' else 5) * 10**6},0")
+    rows.append("100,0,read,0,16384,0,0,1,5")             # failed: left out
+    (d / "records.csv").write_text("\n".join(rows) + "\n")
+    (d / "cache.status").write_text(line + "\n")
+    (d / "point.json").write_text(json.dumps({"status": "ok", "comm": "ssaload",
+                                              "generator": "ssaload", "notes": [],
+                                              "measure": "generator"}))
+    m = ex.analyse_point(str(d))
+    assert m["requests"] == 100 and m["issued"] == 100
+    assert m["read_s"] == pytest.approx(0.005) and m["write_s"] == pytest.approx(0.003)
+    assert m["cache"]["destaged"] == 250
+    assert "generator" in m["measured_at"]
+
+
+def test_array_model_write_policy(tmp_path):
+    text = CACHED.replace('kind = "raid5"', 'kind = "array"\ncache_mbps = 62\n'
+                          'destage_threshold = 8\nmax_dirty_blocks = 32')
+    text = text.replace('mode = "open"', 'mode = "closed"\nmpl = 4\nsizes = "fixed:1"') \
+        .replace("p_read = 0.25", "p_read = 0.0").replace("[sweep]\nrate = [10, 20]",
+                                                          "[sweep]\nmpl = [4]") \
+        .replace("[quick]\nrate = [5]", "[quick]\nmpl = [4]")
+    s = ex.load_spec(write_spec(tmp_path, text))
+    p = ex.expand(s)[0]
+    auto = ex.model_point(p)["model"]["write_s"]
+    p["model"]["write_policy"] = "back"
+    assert ex.model_point(p)["model"]["write_s"] == pytest.approx(auto)   # 16 KB: cached
+    p["model"]["write_policy"] = "direct"
+    assert ex.model_point(p)["model"]["write_s"] != pytest.approx(auto)
+    p["model"]["write_policy"] = "sideways"
+    with pytest.raises(ValueError, match="write_policy"):
+        ex.model_point(p)
