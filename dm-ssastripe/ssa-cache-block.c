@@ -189,15 +189,17 @@ void ssac_complete(struct ssa_cache *sc, struct bio *bio,
 static void ssac_run_endio(struct bio *bio)
 {
 	struct ssac_job *job = container_of(bio, struct ssac_job, bio);
+	struct ssac_block *first = job->first;
 	struct ssa_cache *sc = job->sc;
 	unsigned long flags;
 
-	job->first->status = bio->bi_status;
-	spin_lock_irqsave(&sc->lock, flags);
-	list_add_tail(&job->first->done, &sc->runs);
-	spin_unlock_irqrestore(&sc->lock, flags);
+	first->status = bio->bi_status;
 	bio_put(bio);
+	/* kicked under the lock: once the work item has the run, @sc may go */
+	spin_lock_irqsave(&sc->lock, flags);
+	list_add_tail(&first->done, &sc->runs);
 	ssac_kick(sc);
+	spin_unlock_irqrestore(&sc->lock, flags);
 }
 
 static void ssac_pass_endio(struct bio *bio)
@@ -211,8 +213,8 @@ static void ssac_pass_endio(struct bio *bio)
 	bio_put(bio);
 	spin_lock_irqsave(&sc->lock, flags);
 	bio_list_add(&sc->passed, orig);
-	spin_unlock_irqrestore(&sc->lock, flags);
 	ssac_kick(sc);
+	spin_unlock_irqrestore(&sc->lock, flags);
 }
 
 void ssac_oflush_endio(struct bio *bio)
@@ -221,12 +223,12 @@ void ssac_oflush_endio(struct bio *bio)
 	struct ssa_cache *sc = job->sc;
 	unsigned long flags;
 
-	spin_lock_irqsave(&sc->lock, flags);
 	sc->oflush_status = bio->bi_status;
-	sc->oflush_done = true;
-	spin_unlock_irqrestore(&sc->lock, flags);
 	bio_put(bio);
+	spin_lock_irqsave(&sc->lock, flags);
+	sc->oflush_done = true;
 	ssac_kick(sc);
+	spin_unlock_irqrestore(&sc->lock, flags);
 }
 
 struct ssac_job *ssac_new_job(struct ssa_cache *sc, unsigned int vecs,
@@ -259,11 +261,12 @@ static void ssac_submit_run(struct ssa_cache *sc, struct ssac_block *first,
 			   ssac_run_endio);
 	job->first = first;
 	job->bio.bi_iter.bi_sector = first->blk << sc->block_shift;
+	if (!write)
+		sc->nr_fill_runs++;
 	for (b = first; b; b = b->next) {
 		void *data = ssac_data(sc, b);
 
-		if (write)
-			flush_kernel_vmap_range(data, ssac_block_bytes(sc));
+		flush_kernel_vmap_range(data, ssac_block_bytes(sc));
 		for (i = 0; i < pages; i++)
 			__bio_add_page(&job->bio,
 				       vmalloc_to_page(data + (i << PAGE_SHIFT)),
@@ -330,6 +333,7 @@ void ssac_destage_run(struct ssa_cache *sc, struct ssac_block *b,
 	unsigned int n = 1;
 	struct ssac_block *last = b, *nb;
 
+	limit = min(limit, sc->destage_run);
 	list_move_tail(&b->list, &sc->destaging);
 	b->state = SSAC_DESTAGE;
 	b->next = NULL;
@@ -413,8 +417,14 @@ void ssac_fill(struct ssa_cache *sc, sector_t first, sector_t last,
 
 	for (blk = first; blk <= last; blk++) {
 		b = ssac_lookup(sc, blk);
-		if (b || !ssac_room(sc)) {
-			/* present, or no room for a prefetch: the run ends */
+		if (b || !ssac_room(sc) ||
+		    ssac_overlaps_passing(sc, blk << sc->block_shift,
+					  (blk + 1) << sc->block_shift)) {
+			/*
+			 * present, no room for a prefetch, or a write passing
+			 * through (the fill could read what it replaces): the
+			 * run ends
+			 */
 			if (head)
 				ssac_submit_run(sc, head, n, false);
 			head = NULL;

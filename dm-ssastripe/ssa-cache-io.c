@@ -24,7 +24,12 @@ static sector_t ssac_last(struct ssa_cache *sc, struct bio *bio)
 	return (bio_end_sector(bio) - 1) >> sc->block_shift;
 }
 
-/* A read that bypasses the cache: after the dirty blocks it covers. */
+/*
+ * A read that bypasses the cache: after the dirty blocks it covers are
+ * destaged -- but for a failed cache, which destages nothing: its read
+ * goes at once and gets the dirty blocks copied over it when it is back
+ * (nothing can make them clean meanwhile).
+ */
 static bool ssac_bypass_read(struct ssa_cache *sc, struct bio *bio)
 {
 	sector_t blk, last = ssac_last(sc, bio);
@@ -35,9 +40,12 @@ static bool ssac_bypass_read(struct ssa_cache *sc, struct bio *bio)
 		b = ssac_lookup(sc, blk);
 		if (!b || b->state == SSAC_CLEAN)
 			continue;
+		if (b->state == SSAC_DIRTY && sc->failed) {
+			ssac_io(bio)->overlay = true;
+			continue;
+		}
 		wait = true;
-		if (b->state == SSAC_DIRTY && !ssac_block_passing(sc, b) &&
-		    !sc->failed)
+		if (b->state == SSAC_DIRTY && !ssac_block_passing(sc, b))
 			ssac_destage_run(sc, b, ssac_run_limit(sc));
 	}
 	if (wait || ssac_overlaps_passing(sc, bio->bi_iter.bi_sector,
@@ -124,9 +132,13 @@ static bool ssac_write_through(struct ssa_cache *sc, struct bio *bio)
 		b = ssac_lookup(sc, blk);
 		if (b && (b->state == SSAC_FILL || b->state == SSAC_DESTAGE))
 			return false;
+		if (!(blk & 4095))	/* a discard of a whole disk is long */
+			cond_resched();
 	}
 	for (blk = ssac_first(sc, bio); blk <= last; blk++) {
 		b = ssac_lookup(sc, blk);
+		if (!(blk & 4095))
+			cond_resched();
 		if (!b)
 			continue;
 		if (b->state == SSAC_CLEAN) {
@@ -178,9 +190,14 @@ static bool ssac_write(struct ssa_cache *sc, struct bio *bio)
 			clean++;
 		}
 	}
-	/* room for the absent blocks, not counting its own clean ones */
+	/*
+	 * Room for the absent blocks, not counting its own clean ones; and
+	 * none taken past an earlier write that waits for room (else a
+	 * stream of small writes could keep a large one waiting for ever).
+	 */
 	if (sc->nr_dirty + absent + clean > sc->max_dirty ||
-	    ssac_room(sc) - clean < absent) {
+	    ssac_room(sc) - clean < absent || (sc->gate && absent + clean)) {
+		sc->gate = true;
 		if (!io->throttled) {
 			io->throttled = true;
 			sc->st.throttled++;
@@ -318,6 +335,8 @@ static void ssac_run_done(struct ssa_cache *sc, struct ssac_block *first)
 	blk_status_t status = first->status;
 	struct ssac_block *b, *next;
 
+	if (first->state == SSAC_FILL)
+		sc->nr_fill_runs--;
 	if (first->state == SSAC_DESTAGE) {
 		sc->nr_destage_runs--;
 		if (status) {
@@ -363,6 +382,7 @@ static void ssac_run_done(struct ssa_cache *sc, struct ssac_block *first)
 static void ssac_crash(struct ssa_cache *sc)
 {
 	struct ssac_block *b, *tmp;
+	struct bio *bio;
 	unsigned int dirty = 0;
 
 	list_for_each_entry_safe(b, tmp, &sc->dirty, list) {
@@ -372,6 +392,9 @@ static void ssac_crash(struct ssa_cache *sc)
 	list_for_each_entry_safe(b, tmp, &sc->lru, list)
 		ssac_forget(sc, b);
 	sc->st.lost += dirty;
+	/* what the waiting flushes were to make durable is gone */
+	while ((bio = bio_list_pop(&sc->flushes)))
+		ssac_complete(sc, bio, BLK_STS_IOERR);
 	DMWARN("crash: %u dirty blocks dropped", dirty);
 }
 
@@ -380,6 +403,7 @@ static void ssac_retry(struct ssa_cache *sc)
 	struct bio_list again = BIO_EMPTY_LIST;
 	struct bio *bio;
 
+	sc->gate = false;
 	while ((bio = bio_list_pop(&sc->waiting))) {
 		if (op_is_flush(bio->bi_opf) && !bio_sectors(bio) &&
 		    bio_op(bio) == REQ_OP_WRITE) {
@@ -391,6 +415,19 @@ static void ssac_retry(struct ssa_cache *sc)
 			bio_list_add(&again, bio);
 	}
 	sc->waiting = again;
+}
+
+/* The dirty blocks a read from a failed cache's origin must show. */
+static void ssac_overlay(struct ssa_cache *sc, struct bio *bio)
+{
+	sector_t blk, last = ssac_last(sc, bio);
+	struct ssac_block *b;
+
+	for (blk = ssac_first(sc, bio); blk <= last; blk++) {
+		b = ssac_lookup(sc, blk);
+		if (b && b->state == SSAC_DIRTY)
+			ssac_copy(sc, bio, b, false);
+	}
 }
 
 void ssac_work(struct work_struct *work)
@@ -433,6 +470,8 @@ void ssac_work(struct work_struct *work)
 		}
 		while ((bio = bio_list_pop(&passed))) {
 			list_del_init(&ssac_io(bio)->passing);
+			if (ssac_io(bio)->overlay && !ssac_io(bio)->status)
+				ssac_overlay(sc, bio);
 			ssac_complete(sc, bio, ssac_io(bio)->status);
 		}
 		if (oflush_done) {
@@ -449,7 +488,7 @@ void ssac_work(struct work_struct *work)
 		ssac_flushes(sc);
 		ssac_destage(sc);
 	}
-	if (READ_ONCE(sc->draining) && !sc->nr_destage_runs &&
+	if (READ_ONCE(sc->draining) && !sc->nr_destage_runs && !sc->nr_fill_runs &&
 	    (!sc->nr_dirty || sc->failed) && bio_list_empty(&sc->waiting)) {
 		WRITE_ONCE(sc->drained, true);
 		wake_up(&sc->drain_wait);

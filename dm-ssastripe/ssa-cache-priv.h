@@ -49,6 +49,7 @@ struct ssac_io {
 	u64 flush_seq;
 	blk_status_t status;
 	bool seen;			/* counted, streams updated */
+	bool overlay;			/* read from a failed cache's origin */
 	bool throttled;			/* a write that waited for dirty room */
 };
 
@@ -70,6 +71,7 @@ struct ssa_cache {
 	unsigned int high_water;
 	unsigned int max_dirty;
 	unsigned int destage_depth;
+	unsigned int destage_run;	/* blocks a destage write carries at most */
 	unsigned int cache_max;		/* sectors: larger requests bypass */
 	unsigned int prefetch;		/* blocks */
 	unsigned int transfer_mbps;	/* 0: no emulated transfer time */
@@ -82,6 +84,8 @@ struct ssa_cache {
 	struct list_head free, lru, dirty, destaging;
 	unsigned int nr_free, nr_clean, nr_dirty;
 	unsigned int nr_destaging, nr_destage_runs;	/* blocks, bios */
+	unsigned int nr_fill_runs;	/* fill bios in flight */
+	bool gate;			/* a write waits for room: so do later ones */
 	u64 seq;
 	bool destaging_on;		/* between the water marks, going down */
 	bool failed;			/* a destage failed: writes go through */

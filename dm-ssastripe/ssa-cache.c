@@ -101,7 +101,7 @@ static void ssac_resume(struct dm_target *ti)
 }
 
 static const struct dm_arg ssac_opt_count = {
-	0, 14, "Invalid number of optional arguments"
+	0, 16, "Invalid number of optional arguments"
 };
 
 /* The optional arguments: "<name> <value>" pairs. */
@@ -119,6 +119,7 @@ static int ssac_parse_opts(struct ssa_cache *sc, struct dm_arg_set *as,
 		{ "cache_max", offsetof(struct ssa_cache, cache_max) },
 		{ "prefetch", offsetof(struct ssa_cache, prefetch) },
 		{ "transfer_mbps", offsetof(struct ssa_cache, transfer_mbps) },
+		{ "destage_run", offsetof(struct ssa_cache, destage_run) },
 	};
 	static const struct dm_arg any = {
 		0, UINT_MAX, "Invalid optional argument value: expected a decimal number"
@@ -170,8 +171,9 @@ static int ssac_parse_opts(struct ssa_cache *sc, struct dm_arg_set *as,
 /*
  * What the table leaves out (@seen: the options given, in ssac_parse_opts()
  * order): max_dirty the whole cache, both water marks 3/4 of it (the
- * seed's single destage threshold), 8 destage writes, requests up to
- * max_dirty - 1 blocks cached, no prefetch, no transfer time.
+ * seed's single destage threshold), 8 destage writes of as many
+ * consecutive dirty blocks as a bio holds, requests up to max_dirty - 1
+ * blocks cached, no prefetch, no transfer time.
  */
 static void ssac_defaults(struct ssa_cache *sc, unsigned int seen)
 {
@@ -186,7 +188,10 @@ static void ssac_defaults(struct ssa_cache *sc, unsigned int seen)
 	if (!(seen & BIT(3)))
 		sc->destage_depth = 8;
 	if (!(seen & BIT(4)) && sc->max_dirty)
-		sc->cache_max = (sc->max_dirty - 1) * sc->block_sectors;
+		sc->cache_max = min_t(u64, (u64)(sc->max_dirty - 1) * sc->block_sectors,
+				      UINT_MAX & ~(sc->block_sectors - 1));
+	if (!(seen & BIT(7)))
+		sc->destage_run = ssac_run_limit(sc);
 }
 
 static int ssac_check(struct ssa_cache *sc, char **error)
@@ -204,8 +209,12 @@ static int ssac_check(struct ssa_cache *sc, char **error)
 		return -EINVAL;
 	}
 	if (sc->cache_max % sc->block_sectors ||
-	    sc->cache_max / sc->block_sectors + 1 > sc->max_dirty) {
+	    (u64)sc->cache_max / sc->block_sectors + 1 > sc->max_dirty) {
 		*error = "cache_max must be whole blocks, at most max_dirty - 1 of them";
+		return -EINVAL;
+	}
+	if (!sc->destage_run || sc->destage_run > ssac_run_limit(sc)) {
+		*error = "destage_run must be between 1 and the blocks a bio holds (1 MiB)";
 		return -EINVAL;
 	}
 	if (sc->prefetch > sc->cache_blocks / 2) {
@@ -304,6 +313,11 @@ static int ssac_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		r = -EINVAL;
 		goto bad;
 	}
+	if (((size_t)sc->block_sectors << SECTOR_SHIFT) < PAGE_SIZE) {
+		ti->error = "Invalid block size: smaller than a page";
+		r = -EINVAL;
+		goto bad;
+	}
 	sc->block_shift = ilog2(sc->block_sectors);
 	r = ssa_read_uint(&blocks_arg, &as, &sc->cache_blocks,
 			  "Cache size too large: it does not fit in 32 bits",
@@ -389,11 +403,12 @@ static void ssac_status(struct dm_target *ti, status_type_t type,
 		       READ_ONCE(sc->failed) ? "E" : "A");
 		break;
 	case STATUSTYPE_TABLE:
-		DMEMIT("%s %u %u 14 low_water %u high_water %u max_dirty %u",
+		DMEMIT("%s %u %u 16 low_water %u high_water %u max_dirty %u",
 		       sc->origin->name, sc->block_sectors, sc->cache_blocks,
 		       sc->low_water, sc->high_water, sc->max_dirty);
-		DMEMIT(" destage_depth %u cache_max %u prefetch %u transfer_mbps %u",
-		       sc->destage_depth, sc->cache_max, sc->prefetch,
+		DMEMIT(" destage_depth %u destage_run %u cache_max %u",
+		       sc->destage_depth, sc->destage_run, sc->cache_max);
+		DMEMIT(" prefetch %u transfer_mbps %u", sc->prefetch,
 		       sc->transfer_mbps);
 		break;
 	case STATUSTYPE_IMA:
@@ -404,8 +419,9 @@ static void ssac_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(",block_sectors=%u,cache_blocks=%u,low_water=%u,high_water=%u",
 		       sc->block_sectors, sc->cache_blocks, sc->low_water,
 		       sc->high_water);
-		DMEMIT(",max_dirty=%u,destage_depth=%u,cache_max=%u",
-		       sc->max_dirty, sc->destage_depth, sc->cache_max);
+		DMEMIT(",max_dirty=%u,destage_depth=%u,destage_run=%u,cache_max=%u",
+		       sc->max_dirty, sc->destage_depth, sc->destage_run,
+		       sc->cache_max);
 		DMEMIT(",prefetch=%u,transfer_mbps=%u;", sc->prefetch,
 		       sc->transfer_mbps);
 		break;

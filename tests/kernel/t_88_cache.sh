@@ -123,6 +123,42 @@ cache_water_marks() {
 	return $rc
 }
 
+# dev_writes NAME: write I/Os completed by DM device NAME (/sys/block stat)
+dev_writes() {
+	local -a st
+	read -ra st < "/sys/block/$(dm_sysname "$1")/stat"
+	echo "${st[4]}"
+}
+
+# destage_run: 17 consecutive dirty blocks past high_water 16 destage 9
+# blocks down to low_water 8 -- as one write by default, as 9 writes with
+# destage_run 1, as 5 with destage_run 2 (counted on a linear origin)
+cache_destage_run() {
+	local rc=0 run want w0
+	wipe 4 /dev/ram0 || return 1
+	dmsetup create ssat-m0 --table "0 8192 linear /dev/ram0 0" || return 1
+	cache_data 17 || return 1
+	for run in default 1 2; do
+		case $run in
+		default) want=1 ;;
+		1) want=9 ;;
+		2) want=5 ;;
+		esac
+		local opts="6 low_water 8 high_water 16 max_dirty 32"
+		[ $run = default ] || opts="8 low_water 8 high_water 16 max_dirty 32 destage_run $run"
+		cache_create ssat-c /dev/mapper/ssat-m0 8192 8 64 $opts || return 1
+		w0=$(dev_writes ssat-m0)
+		dd if="$WORK/cache-data" of=/dev/mapper/ssat-c bs=4k count=17 oflag=direct status=none || rc=1
+		cache_quiet ssat-c || rc=1
+		expect_eq "destage_run $run: destaged" "$(cstat ssat-c destaged)" 9 || rc=1
+		expect_eq "destage_run $run: destage writes" "$(($(dev_writes ssat-m0) - w0))" $want || rc=1
+		vol_remove ssat-c
+	done
+	cmp -n $((17 * 4096)) "$WORK/cache-data" /dev/ram0 || { fail "origin differs"; rc=1; }
+	vol_remove ssat-m0
+	return $rc
+}
+
 # flush, FUA and a crash: the flushed data and the FUA writes are on the
 # origin, the data written after the last flush is not (the "crash"
 # message drops the cache as a power loss would)
@@ -231,28 +267,54 @@ cache_prefetch() {
 	return $rc
 }
 
-# The origin fails: destages fail, the cache says so (mode E), writes go
-# through (and fail), a flush fails, the cached data can still be read
+# The origin fails to write (dm-flakey error_writes): destages fail, the
+# cache says so (mode E), writes go through (and fail), a flush fails; the
+# cached data can still be read, also by a read larger than cache_max,
+# which goes to the origin and gets the dirty blocks copied over it
 cache_origin_fails() {
 	local rc=0 c=/dev/mapper/ssat-c
 	wipe 8 /dev/ram0 || return 1
 	dmsetup create ssat-m0 --table "0 16384 linear /dev/ram0 0" || return 1
-	cache_create ssat-c /dev/mapper/ssat-m0 16384 8 256 4 low_water 200 high_water 200 || return 1
+	cache_create ssat-c /dev/mapper/ssat-m0 16384 8 256 6 low_water 200 high_water 200 cache_max 64 || return 1
 	cache_data 16 || return 1
 	dd if="$WORK/cache-data" of=$c bs=4k count=16 oflag=direct status=none || rc=1
-	dmsetup suspend --noflush ssat-m0 && dmsetup load ssat-m0 --table "0 16384 error" &&
+	dmsetup suspend --noflush ssat-m0 &&
+		dmsetup load ssat-m0 --table "0 16384 flakey /dev/ram0 0 0 1 1 error_writes" &&
 		dmsetup resume ssat-m0 || { fail "failing the origin"; rc=1; }
 	python3 -c "import os; fd = os.open('$c', os.O_RDWR); os.fsync(fd)" 2>/dev/null &&
 		{ fail "a flush succeeded with its blocks not destaged"; rc=1; }
 	expect_eq "mode" "$(cstat ssat-c mode)" E || rc=1
 	[ "$(cstat ssat-c errors)" -gt 0 ] || { fail "no error counted"; rc=1; }
 	cmp -n $((16 * 4096)) "$WORK/cache-data" $c || { fail "cached data unreadable"; rc=1; }
+	# 64 KiB in one read, past cache_max: from the origin, dirty blocks over it
+	timeout 60 dd if=$c of="$WORK/big-read" bs=64k count=1 iflag=direct status=none ||
+		{ fail "a read past cache_max failed or hung"; rc=1; }
+	cmp -n $((16 * 4096)) "$WORK/cache-data" "$WORK/big-read" ||
+		{ fail "a read past cache_max missed the dirty blocks"; rc=1; }
 	dd if="$WORK/cache-data" of=$c bs=4k seek=100 count=1 oflag=direct status=none 2>/dev/null &&
 		{ fail "a write to a failed origin succeeded"; rc=1; }
 	klog_mark
 	vol_remove ssat-c || { fail "remove"; rc=1; }
 	klog_since | grep -q "dirty blocks could not be destaged" || { fail "no log line for the lost blocks"; rc=1; }
 	vol_remove ssat-m0
+	return $rc
+}
+
+# Removal while prefetches are in flight (reads from the origin take
+# 500 ms): the suspend waits for them; the next table works
+cache_remove_prefetching() {
+	local rc=0 c=/dev/mapper/ssat-c
+	dd if=/dev/urandom of=/dev/ram0 bs=1M count=4 oflag=direct status=none || return 1
+	dmsetup create ssat-slow --table "0 8192 delay /dev/ram0 0 500 /dev/ram0 0 0" || return 1
+	cache_create ssat-c /dev/mapper/ssat-slow 8192 8 256 2 prefetch 64 || return 1
+	# two reads in a row: the second starts a prefetch of 64 blocks
+	dd if=$c of=/dev/null bs=4k count=2 iflag=direct status=none || rc=1
+	[ "$(cstat ssat-c prefetched)" -gt 0 ] || { fail "nothing prefetched"; rc=1; }
+	vol_remove ssat-c || { fail "remove"; rc=1; }
+	cache_create ssat-c /dev/mapper/ssat-slow 8192 8 256 || return 1
+	cmp -n $((256 * 4096)) /dev/ram0 $c || { fail "data read after the removal differs"; rc=1; }
+	vol_remove ssat-c
+	vol_remove ssat-slow
 	return $rc
 }
 
@@ -281,6 +343,8 @@ cache_bad_tables() {
 	bad_table c-cache-max "0 1024 $T $r0 8 64 2 cache_max 12" "cache_max must be" || rc=1
 	bad_table c-cache-max-big "0 1024 $T $r0 8 64 2 cache_max 512" "cache_max must be" || rc=1
 	bad_table c-depth "0 1024 $T $r0 8 64 2 destage_depth 0" "destage_depth must be" || rc=1
+	bad_table c-run-0 "0 1024 $T $r0 8 64 2 destage_run 0" "destage_run must be" || rc=1
+	bad_table c-run-big "0 1024 $T $r0 8 64 2 destage_run 257" "destage_run must be" || rc=1
 	bad_table c-prefetch "0 1024 $T $r0 8 64 2 prefetch 33" "prefetch must be" || rc=1
 	bad_table c-length "0 1028 $T $r0 8 64" "multiple of the block size" || rc=1
 	bad_table c-no-device "0 1024 $T /dev/ssat-nonexistent 8 64" "Origin device lookup failed" || rc=1
@@ -329,10 +393,12 @@ register cache_verify_small cache_verify ram 8 64 10 low_water 8 high_water 16 m
 register cache_verify_stripe cache_verify stripe 32 128 6 prefetch 8 transfer_mbps 400 destage_depth 2
 register cache_verify_default cache_verify ram 8 1024
 register cache_water_marks cache_water_marks
+register cache_destage_run cache_destage_run
 register cache_flush_crash cache_flush_crash
 register cache_reload_remove cache_reload_remove
 register cache_discard_zeroes cache_discard_zeroes
 register cache_prefetch cache_prefetch
 register cache_origin_fails cache_origin_fails
+register cache_remove_prefetching cache_remove_prefetching
 register cache_bad_tables cache_bad_tables
 register_clocked cache_transfer_rate cache_transfer_rate

@@ -21,6 +21,11 @@ Implemented, with the seed's section numbers:
   the way section 5.1 fitted the Cheetah;
 * ``member_latency``: a fixed time added to every disk I/O, for members
   reached over a network (NVMe-oF, a SAN);
+* ``destage_queue`` and ``cache_overhead``, for a cache whose destager
+  keeps its own number of writes in flight and whose path costs time of
+  its own (an ssacache on an emulated CPU): the disk queue the destage
+  service time is taken at, and a time added to every request's cache
+  service;
 * the parallel MVA for reads (A.1), the approximate disk queue for
   CPU_delay > 0 (A.3), the write-back cache as an M/M/1/K chain (4.2, A.2)
   and large writes sent directly to the disks (6.4).
@@ -76,6 +81,8 @@ class ArrayConfig:
     min_disk_queue: float = 0.0          # positioning at a queue of at least this
     uncoalesced: str = "random"          # 'random' (one positioning an I/O) or 'track'
     member_latency: float = 0.0          # fixed time added to every disk I/O (a network)
+    destage_queue: float = 0.0           # disk queue of the destages; 0: the clients' (5.5)
+    cache_overhead: float = 0.0          # time added to each request's cache service
 
     def __post_init__(self):
         if self.disks < 1 or (self.mirrored and self.disks % 2):
@@ -98,6 +105,8 @@ class ArrayConfig:
             raise ValueError("uncoalesced must be 'random' or 'track'")
         if self.member_latency < 0:
             raise ValueError("member_latency must not be negative")
+        if self.destage_queue < 0 or self.cache_overhead < 0:
+            raise ValueError("destage_queue and cache_overhead must not be negative")
 
 
 # -- disk positioning and service time (section 5.1) --------------------------
@@ -389,7 +398,7 @@ def read_inputs(cfg: ArrayConfig, request_bytes: float, mpl: int, cpu_delay: flo
                 s: Split | None = None) -> Inputs:
     s = split(cfg, request_bytes) if s is None else s
     miss = 1 - cfg.cache_hit if not write else 1.0
-    cache_service = request_bytes / cfg.cache_rate
+    cache_service = request_bytes / cfg.cache_rate + cfg.cache_overhead
     q = approx_disk_queue(cfg, s, mpl, cpu_delay, miss, cache_service, sequential, write)
     q = max(q, cfg.min_disk_queue)
     pos, svc = _service(cfg, s, q, sequential, write)
@@ -435,15 +444,16 @@ def write_back(cfg: ArrayConfig, request_bytes: float, mpl: int, cpu_delay: floa
     cache server alone) times the dirty blocks per request; mu =
     stripe_width / (2 disk_service_time), the destage service time taken
     for one stripe unit at the disk queue the same stream of reads would
-    give.
+    give (or at ``destage_queue`` when set).
     """
     blocks = math.ceil(request_bytes / cfg.stripe_unit)
-    cache_service = request_bytes / cfg.cache_rate
+    cache_service = request_bytes / cfg.cache_rate + cfg.cache_overhead
     inf = mva(Inputs(0.0, 0.0, 0.0, cache_service, 0.0, 0.0), mpl, cpu_delay)
     lam = inf.throughput * blocks
     unit = Split(1, 1.0, cfg.stripe_unit)
     s = split(cfg, request_bytes)
-    q = approx_disk_queue(cfg, s, mpl, cpu_delay, 1.0, cache_service, sequential, True)
+    q = cfg.destage_queue or approx_disk_queue(cfg, s, mpl, cpu_delay, 1.0, cache_service,
+                                               sequential, True)
     _, svc = _service(cfg, unit, q, sequential, True)
     mu = cfg.disks / (2 * svc)
     states = cfg.max_dirty_blocks - cfg.destage_threshold + 1

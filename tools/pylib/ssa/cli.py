@@ -162,7 +162,8 @@ def _array_cfg(args: argparse.Namespace) -> array.ArrayConfig:
         cache_rate=args.cache_mbps * MB, coalescing=args.coalescing == "on",
         balance=args.balance, beta_concentration=args.beta_concentration,
         cache_hit=args.cache_hit, destage_threshold=args.destage_threshold,
-        max_dirty_blocks=args.max_dirty_blocks, member_latency=args.member_latency_ms / 1e3)
+        max_dirty_blocks=args.max_dirty_blocks, member_latency=args.member_latency_ms / 1e3,
+        destage_queue=args.destage_queue, cache_overhead=args.cache_overhead_ms / 1e3)
 
 
 def _model_array(args: argparse.Namespace) -> dict:
@@ -454,6 +455,11 @@ def build_parser() -> argparse.ArgumentParser:
     ma.add_argument("--member-latency-ms", type=float, default=0.0,
                     help="fixed time added to every disk I/O: members over a network "
                          "(default 0)")
+    ma.add_argument("--destage-queue", type=float, default=0.0,
+                    help="disk queue the destage service time is taken at (default 0: "
+                         "the one the clients' stream gives, as the seed)")
+    ma.add_argument("--cache-overhead-ms", type=float, default=0.0,
+                    help="time added to every request's cache service (default 0)")
     ma.set_defaults(func=_model_array)
 
     pc = sub.add_parser(

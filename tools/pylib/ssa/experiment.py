@@ -73,7 +73,8 @@ _MODEL_KEYS = {"kind", "sync", "bounds", "sizes", "skew", "balance", "coalescing
                "request_kb", "cpu_delay_ms", "cache_mbps", "pos_a_ms", "pos_b_ms",
                "max_read_seek_ms", "beta_concentration", "positioning", "overhead",
                "pair_queue", "min_disk_queue", "uncoalesced", "member_latency_ms",
-               "destage_threshold", "max_dirty_blocks", "cache_hit", "write_policy"}
+               "destage_threshold", "max_dirty_blocks", "cache_hit", "write_policy",
+               "destage_queue", "cache_overhead_ms"}
 # [cache]: an ssacache stacked on the volume (Documentation/ssacache.rst);
 # block_kb and blocks are its size, the rest its options (cache_max in KiB)
 _CACHE_KEYS = {"block_kb", "blocks", "low_water", "high_water", "max_dirty",
@@ -858,6 +859,10 @@ def model_point(point: dict) -> dict:
                 extra[k] = int(m[k])
         if "cache_hit" in m:
             extra["cache_hit"] = float(m["cache_hit"])
+        if "destage_queue" in m:
+            extra["destage_queue"] = float(m["destage_queue"])
+        if "cache_overhead_ms" in m:
+            extra["cache_overhead"] = float(m["cache_overhead_ms"]) / 1e3
         cfg = array.ArrayConfig(
             disks=v["members"], stripe_unit=int(v["chunk_kb"] * KB),
             mirrored=v["layout"] == "mirror",
