@@ -390,7 +390,7 @@ cache_transfer_rate() {
 }
 
 register cache_verify_small cache_verify ram 8 64 10 low_water 8 high_water 16 max_dirty 32 destage_depth 4 prefetch 4
-register cache_verify_stripe cache_verify stripe 32 128 6 prefetch 8 transfer_mbps 400 destage_depth 2
+register cache_verify_stripe cache_verify stripe 32 128 8 prefetch 8 transfer_mbps 400 destage_depth 2 destage_run 2
 register cache_verify_default cache_verify ram 8 1024
 register cache_water_marks cache_water_marks
 register cache_destage_run cache_destage_run

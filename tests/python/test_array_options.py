@@ -184,3 +184,53 @@ def test_member_latency_adds_to_every_disk_io():
     assert r1 - r0 >= 0.5e-3 - 1e-12
     with pytest.raises(ValueError):
         A.ArrayConfig(member_latency=-1e-3)
+
+
+def test_destage_queue_and_cache_overhead():
+    """destage_queue fixes the queue the destage service time is taken at,
+    whatever the clients' stream; cache_overhead adds to every request's
+    cache service (reads and writes)."""
+    cfg = A.ArrayConfig(destage_threshold=96, max_dirty_blocks=128)
+    kb16 = 16 * 1024
+    # saturated write-back: response = M * units / mu, mu = W / (2 svc(q))
+    for q in (1.0, 2.4, 6.0):
+        c = replace(cfg, destage_queue=q)
+        _, svc = A._service(c, A.Split(1, 1.0, c.stripe_unit), q, False, True)
+        mu = c.disks / (2 * svc)
+        for m in (1, 12):
+            p = A.write_back(c, kb16, m, 0.0)
+            assert p.response == pytest.approx(m / mu, rel=1e-3)
+    # a longer destage queue is a shorter service (LOOK): faster destaging
+    slow = A.write_back(replace(cfg, destage_queue=1.0), kb16, 4, 0.0).response
+    fast = A.write_back(replace(cfg, destage_queue=6.0), kb16, 4, 0.0).response
+    assert fast < slow
+    # never full (long think): the response is the cache service, plus the overhead
+    idle = A.write_back(cfg, kb16, 1, 1.0).response
+    over = A.write_back(replace(cfg, cache_overhead=0.26e-3), kb16, 1, 1.0).response
+    assert idle == pytest.approx(kb16 / cfg.cache_rate, rel=1e-3)
+    assert over - idle == pytest.approx(0.26e-3, rel=1e-2)
+    r0 = A.reads(cfg, 96 * 1024, 1)[0].response
+    r1 = A.reads(replace(cfg, cache_overhead=1e-3), 96 * 1024, 1)[0].response
+    assert r1 - r0 == pytest.approx(1e-3, rel=1e-3)
+    with pytest.raises(ValueError):
+        A.ArrayConfig(destage_queue=-1)
+
+
+def test_destage_request_runs():
+    """destage = "request": one unit is the seed's mu; a request of several
+    units destaged together (one write a pair) drains faster than unit by
+    unit, and the saturated response is M * units / mu."""
+    cfg = A.ArrayConfig(destage_threshold=96, max_dirty_blocks=128, destage_queue=2.4)
+    req = replace(cfg, destage="request")
+    kb = 16 * 1024
+    assert A.write_back(req, kb, 4, 0.0).response == \
+        pytest.approx(A.write_back(cfg, kb, 4, 0.0).response)
+    for n in (4, 6):
+        assert A.write_back(req, n * kb, 8, 0.0).response < \
+            A.write_back(cfg, n * kb, 8, 0.0).response
+    # 6 units over 3 pairs: three writes of 2 units, mu = 6 * 3 / (3 * svc(2 units))
+    _, svc2 = A._service(req, A.Split(1, 1.0, 2 * kb), 2.4, False, True)
+    assert A.write_back(req, 6 * kb, 12, 0.0).response == pytest.approx(12 * 6 / (6 / svc2),
+                                                                        rel=1e-3)
+    with pytest.raises(ValueError):
+        A.ArrayConfig(destage="block")

@@ -82,6 +82,7 @@ class ArrayConfig:
     uncoalesced: str = "random"          # 'random' (one positioning an I/O) or 'track'
     member_latency: float = 0.0          # fixed time added to every disk I/O (a network)
     destage_queue: float = 0.0           # disk queue of the destages; 0: the clients' (5.5)
+    destage: str = "unit"                # 'unit' (5.5) or 'request': a request's units in one run
     cache_overhead: float = 0.0          # time added to each request's cache service
 
     def __post_init__(self):
@@ -105,6 +106,8 @@ class ArrayConfig:
             raise ValueError("uncoalesced must be 'random' or 'track'")
         if self.member_latency < 0:
             raise ValueError("member_latency must not be negative")
+        if self.destage not in ("unit", "request"):
+            raise ValueError("destage must be 'unit' or 'request'")
         if self.destage_queue < 0 or self.cache_overhead < 0:
             raise ValueError("destage_queue and cache_overhead must not be negative")
 
@@ -444,7 +447,11 @@ def write_back(cfg: ArrayConfig, request_bytes: float, mpl: int, cpu_delay: floa
     cache server alone) times the dirty blocks per request; mu =
     stripe_width / (2 disk_service_time), the destage service time taken
     for one stripe unit at the disk queue the same stream of reads would
-    give (or at ``destage_queue`` when set).
+    give (or at ``destage_queue`` when set).  With ``destage = "request"``
+    the units of a request are destaged together, as one write on each of
+    the k = min(units, rows) pairs it covers: mu = units * rows / (k *
+    disk_service_time of units / k units), which is the seed's mu for one
+    unit.
     """
     blocks = math.ceil(request_bytes / cfg.stripe_unit)
     cache_service = request_bytes / cfg.cache_rate + cfg.cache_overhead
@@ -454,8 +461,18 @@ def write_back(cfg: ArrayConfig, request_bytes: float, mpl: int, cpu_delay: floa
     s = split(cfg, request_bytes)
     q = cfg.destage_queue or approx_disk_queue(cfg, s, mpl, cpu_delay, 1.0, cache_service,
                                                sequential, True)
-    _, svc = _service(cfg, unit, q, sequential, True)
-    mu = cfg.disks / (2 * svc)
+    if cfg.destage == "request":
+        # a request's dirty units go out together: one write a pair (a
+        # disk without mirrors) of its units there, the pieces in parallel
+        copies = 2 if cfg.mirrored else 1
+        rows = cfg.disks // copies
+        k = min(blocks, rows)
+        piece = Split(1, 1.0, blocks / k * cfg.stripe_unit)
+        _, svc_piece = _service(cfg, piece, q, sequential, True)
+        mu = blocks * rows / (k * svc_piece)
+    else:
+        _, svc = _service(cfg, unit, q, sequential, True)
+        mu = cfg.disks / (2 * svc)
     states = cfg.max_dirty_blocks - cfg.destage_threshold + 1
     p = mm1k(lam, mu, states)
     thr = lam * (1 - p[-1]) / blocks

@@ -163,7 +163,8 @@ def _array_cfg(args: argparse.Namespace) -> array.ArrayConfig:
         balance=args.balance, beta_concentration=args.beta_concentration,
         cache_hit=args.cache_hit, destage_threshold=args.destage_threshold,
         max_dirty_blocks=args.max_dirty_blocks, member_latency=args.member_latency_ms / 1e3,
-        destage_queue=args.destage_queue, cache_overhead=args.cache_overhead_ms / 1e3)
+        destage_queue=args.destage_queue, cache_overhead=args.cache_overhead_ms / 1e3,
+        destage=args.destage)
 
 
 def _model_array(args: argparse.Namespace) -> dict:
@@ -460,6 +461,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "the one the clients' stream gives, as the seed)")
     ma.add_argument("--cache-overhead-ms", type=float, default=0.0,
                     help="time added to every request's cache service (default 0)")
+    ma.add_argument("--destage", choices=("unit", "request"), default="unit",
+                    help="destage a stripe unit at a time (the seed's 5.5) or a request's "
+                         "units together")
     ma.set_defaults(func=_model_array)
 
     pc = sub.add_parser(

@@ -74,11 +74,11 @@ _MODEL_KEYS = {"kind", "sync", "bounds", "sizes", "skew", "balance", "coalescing
                "max_read_seek_ms", "beta_concentration", "positioning", "overhead",
                "pair_queue", "min_disk_queue", "uncoalesced", "member_latency_ms",
                "destage_threshold", "max_dirty_blocks", "cache_hit", "write_policy",
-               "destage_queue", "cache_overhead_ms"}
+               "destage_queue", "cache_overhead_ms", "destage"}
 # [cache]: an ssacache stacked on the volume (Documentation/ssacache.rst);
 # block_kb and blocks are its size, the rest its options (cache_max in KiB)
 _CACHE_KEYS = {"block_kb", "blocks", "low_water", "high_water", "max_dirty",
-               "destage_depth", "cache_max_kb", "prefetch", "transfer_mbps"}
+               "destage_depth", "destage_run", "cache_max_kb", "prefetch", "transfer_mbps"}
 _PLOT_KEYS = {"x", "y", "xlabel", "ylabel", "title", "logx", "by"}
 _CHECK_KEYS = {"tolerance", "metrics", "max_utilization"}
 _DERIVE_KEYS = {"kind", "group", "over", "metric", "formulas"}
@@ -454,8 +454,8 @@ def cache_table(point: dict, origin: str) -> str:
     c = point["cache"]
     block = int(float(c.get("block_kb", 16)) * KB // SECTOR)
     opts: list[str] = []
-    for k in ("low_water", "high_water", "max_dirty", "destage_depth", "prefetch",
-              "transfer_mbps"):
+    for k in ("low_water", "high_water", "max_dirty", "destage_depth", "destage_run",
+              "prefetch", "transfer_mbps"):
         if k in c:
             opts += [k, str(int(c[k]))]
     if "cache_max_kb" in c:
@@ -847,7 +847,7 @@ def model_point(point: dict) -> dict:
             extra["pos_a"], extra["pos_b"], extra["rotation"] = emulated_positioning(point)
         elif m.get("positioning", "seed") != "seed":
             raise ValueError("model.positioning must be seed or emulated")
-        for k in ("overhead", "pair_queue", "uncoalesced"):
+        for k in ("overhead", "pair_queue", "uncoalesced", "destage"):
             if k in m:
                 extra[k] = str(m[k])
         if "min_disk_queue" in m:
