@@ -507,10 +507,11 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 		DMEMIT(",layout=%s,chunk_sectors=%u,members=%u,coalesce=%c",
 		       sc->layout->name, sc->geom.chunk, sc->nr_members,
 		       sc->coalesce ? 'y' : 'n');
-		DMEMIT(",queue_depth=%u,priority=%c,merge=%c",
+		DMEMIT(",queue_depth=%u,priority=%c,merge=%c,sched=%s",
 		       READ_ONCE(sc->queue_depth),
 		       READ_ONCE(sc->priority) ? 'y' : 'n',
-		       READ_ONCE(sc->merge) ? 'y' : 'n');
+		       READ_ONCE(sc->merge) ? 'y' : 'n',
+		       ssa_opt_word(SSA_OPT_SCHED, READ_ONCE(sc->sched)));
 		if (sc->ops->status)
 			sz = sc->ops->status(sc, type, result, maxlen, sz);
 		for (m = 0; m < sc->nr_members; m++)

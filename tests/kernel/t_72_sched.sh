@@ -29,6 +29,11 @@ sched_verify() {
 	wait $pid || { fail "sched message refused"; rc=1; }
 	grep -qw "sched $other" <<< "$(dmsetup table ssat-v)" ||
 		{ fail "table after the message: $(dmsetup table ssat-v)"; rc=1; }
+	# the IMA status (dmsetup measure, where dmsetup has it) says so too
+	if dmsetup help 2>&1 | grep -qw measure; then
+		grep -q ",sched=$other," <<< "$(dmsetup measure ssat-v)" ||
+			{ fail "IMA status: $(dmsetup measure ssat-v)"; rc=1; }
+	fi
 	expect_eq "health" "$(vstat ssat-v health)" AA || rc=1
 	vol_remove ssat-v
 	dmsetup remove ssat-d0
