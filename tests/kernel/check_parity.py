@@ -11,23 +11,12 @@ the N - 1 data chunks it covers).  Prints one line,
 "groups=G mismatches=M [first=IDX,...]", and exits 1 if M > 0.
 """
 import argparse
-import mmap
 import os
 import subprocess
 import sys
 
-SECTOR = 512
-
-
-def devnode(dev):
-    """/dev path of a table's member: a MAJ:MIN pair or already a path."""
-    if ":" not in dev:
-        return dev
-    with open(f"/sys/dev/block/{dev}/uevent") as f:
-        for line in f:
-            if line.startswith("DEVNAME="):
-                return "/dev/" + line.strip().split("=", 1)[1]
-    raise SystemExit(f"no device node for {dev}")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rawdev import SECTOR, devnode, read_direct  # noqa: E402
 
 
 def parse_table(line):
@@ -61,26 +50,11 @@ def group_chunks(layout, n, rows, idx):
     return out
 
 
-def read_member(path, offset, nbytes):
-    """The member's bytes as on the device, read with O_DIRECT: the module
-    writes members with bios, so a page cached earlier (udev's probe of a
-    new device, say) would be stale."""
-    buf = mmap.mmap(-1, max(nbytes, 1))     # page-aligned, as O_DIRECT wants
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
-    try:
-        got = os.preadv(fd, [buf], offset * SECTOR)
-    finally:
-        os.close(fd)
-    if got != nbytes:
-        raise SystemExit(f"{path}: short read ({got} of {nbytes})")
-    return bytes(buf[:nbytes])
-
-
 def mismatches(layout, chunk, rows, members):
     """Indices of the groups whose chunks do not XOR to zero."""
     n = len(members)
     cb = chunk * SECTOR
-    data = [read_member(p, off, rows * cb) for p, off in members]
+    data = [read_direct(p, off, rows * cb) for p, off in members]
     bad = []
     if layout == "raid5":
         # every row is a group: XOR the members whole, then look per row

@@ -16,23 +16,12 @@ Three checks:
 Prints "tracks=T mismatched=M content=ok|bad" and exits 1 on any mismatch.
 """
 import argparse
-import mmap
 import os
 import subprocess
 import sys
 
-SECTOR = 512
-
-
-def devnode(dev):
-    """/dev path of a table's member: a MAJ:MIN pair or already a path."""
-    if ":" not in dev:
-        return dev
-    with open(f"/sys/dev/block/{dev}/uevent") as f:
-        for line in f:
-            if line.startswith("DEVNAME="):
-                return "/dev/" + line.strip().split("=", 1)[1]
-    raise SystemExit(f"no device node for {dev}")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rawdev import SECTOR, devnode, read_direct  # noqa: E402
 
 
 def parse_table(line):
@@ -60,21 +49,6 @@ def stripe_map(ls, chunk, n):
     c, off = divmod(ls, chunk)
     row, m = divmod(c, n)
     return m, row * chunk + off
-
-
-def read_at(path, sector, count):
-    """Bytes as on the device, read with O_DIRECT (a page cached earlier,
-    by udev's probe say, would be stale: the module writes with bios)."""
-    nbytes = count * SECTOR
-    buf = mmap.mmap(-1, max(nbytes, 1))     # page-aligned, as O_DIRECT wants
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
-    try:
-        got = os.preadv(fd, [buf], sector * SECTOR)
-    finally:
-        os.close(fd)
-    if got != nbytes:
-        raise SystemExit(f"{path}: short read ({got} of {nbytes})")
-    return bytes(buf[:nbytes])
 
 
 def check_replicas(raw, track, replicas):
@@ -116,7 +90,7 @@ def main():
     length, chunk, members, replicas, track, copies = parse_table(line)
     sets = len(members) // copies
     member_len = length // sets // (track // replicas) * track
-    raws = {m: read_at(p, off, member_len) for m, (p, off) in enumerate(members)
+    raws = {m: read_direct(p, off, member_len * SECTOR) for m, (p, off) in enumerate(members)
             if m not in a.skip}
     tracks, mismatched, differ = 0, [], []
     for m, raw in raws.items():
@@ -130,7 +104,7 @@ def main():
             raise SystemExit(f"set {s}: every member skipped")
         firsts.append(raws[live[0]])
         differ += [m for m in live[1:] if raws[m] != raws[live[0]]]
-    vol = read_at(f"/dev/mapper/{a.name}", 0, length)
+    vol = read_direct(f"/dev/mapper/{a.name}", 0, length * SECTOR)
     content = vol == rebuild(firsts, length, chunk, track, replicas)
     print(f"tracks={tracks} mismatched={len(mismatched)} copies_differ={len(differ)} "
           f"content={'ok' if content else 'bad'}"
