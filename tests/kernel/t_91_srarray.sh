@@ -198,6 +198,52 @@ srarray_bad_tables() {
 	return $rc
 }
 
+# Removal and suspend while reads wait in the member dispatchers to be
+# placed (queue_depth 1 over ssadisk members, RSATF: each waiting read
+# carries its replicas and is placed only when dispatched): a remove of
+# the open volume is refused, --force swaps in an error table, the volume
+# goes once fio closes it and the members are free; suspends in the middle
+# of verified writes and reads lose nothing.
+srarray_remove_in_flight() {
+	local rc=0 i m="" len=32256 fio_pid
+	for i in 0 1; do
+		disk_create ssat-d$i /dev/ram$i 32256 $SCHED_DISK time_scale 0.1 || return 1
+		m+="/dev/mapper/ssat-d$i 0 "
+	done
+	vol_create ssat-v $len srarray 8 "${m% }" 8 replicas 2 track_sectors 96 \
+		queue_depth 1 sched rsatf || return 1
+	mkdir -p "$WORK"
+	(cd "$WORK" && fio --name=sus --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
+		--rw=randrw --bssplit=4k/60:24k/40 --iodepth=32 --size=$((len * 512)) \
+		--verify=crc32c --verify_fatal=1 --verify_state_save=0 --output="$WORK/fio.out" >/dev/null 2>&1) &
+	fio_pid=$!
+	for i in 1 2 3; do
+		wait_io ssat-v || break
+		dmsetup suspend ssat-v || { fail "suspend $i failed"; rc=1; }
+		expect_eq "children in flight while suspended ($i)" \
+			"$(for j in 0 1; do mstat ssat-v $j inflight; done | awk '{ s += $1 } END { print s }')" 0 || rc=1
+		dmsetup resume ssat-v || { fail "resume $i failed"; rc=1; }
+	done
+	wait $fio_pid || { fail "fio verify failed across suspends"; cat "$WORK/fio.out"; rc=1; }
+	(cd "$WORK" && exec fio --name=busy --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
+		--rw=randread --bs=4k --iodepth=32 --time_based --runtime=600 \
+		--continue_on_error=all >/dev/null 2>&1) &
+	fio_pid=$!
+	wait_io ssat-v || { kill -INT $fio_pid; wait $fio_pid; return 1; }
+	dmsetup remove ssat-v 2>/dev/null && { fail "remove of an open volume succeeded"; rc=1; }
+	dmsetup remove --force ssat-v >/dev/null 2>&1
+	kill -INT $fio_pid 2>/dev/null
+	wait $fio_pid
+	dmsetup remove ssat-v >/dev/null 2>&1
+	dmsetup info ssat-v >/dev/null 2>&1 && { fail "volume still present after fio closed it"; rc=1; }
+	for i in 0 1; do
+		[ -z "$(ls "/sys/block/$(dm_sysname ssat-d$i)/holders")" ] ||
+			{ fail "ssat-d$i still held"; rc=1; }
+		dmsetup remove ssat-d$i
+	done
+	return $rc
+}
+
 register srarray_verify_2x2 srarray_verify 2 2 64 8
 register srarray_verify_3x3_queued srarray_verify 3 3 96 8 queue_depth 2 merge on
 register srarray_verify_1x4_chunk16 srarray_verify 1 4 128 16 queue_depth 1
@@ -209,3 +255,4 @@ register srarray_fail_refused srarray_fail_refused
 register srarray_raw_check srarray_raw_check
 register_clocked srarray_rotation srarray_rotation
 register srarray_bad_tables srarray_bad_tables
+register srarray_remove_in_flight srarray_remove_in_flight
