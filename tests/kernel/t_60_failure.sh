@@ -147,6 +147,17 @@ rmmod_in_use() {
 	rmmod dm_ssastripe || { fail "rmmod failed after the last table went"; rc=1; }
 	insmod "$KO" || { fail "insmod after rmmod failed"; rc=1; }
 	vol_create ssat-v 8192 stripe 8 "$(ram_members 2)" || rc=1
+	dmsetup remove ssat-v || rc=1
+	# an ssacache alone holds the module too; its removal destages first
+	mkdir -p "$WORK"
+	head -c 65536 /dev/urandom > "$WORK/rm-data"
+	dmsetup create ssat-c --table "0 8192 ssacache /dev/ram2 8 64 4 low_water 40 high_water 40" || return 1
+	dd if="$WORK/rm-data" of=/dev/mapper/ssat-c bs=4k count=16 oflag=direct status=none || rc=1
+	rmmod dm_ssastripe 2>/dev/null && { fail "rmmod succeeded while a cache uses the module"; return 1; }
+	dmsetup remove ssat-c || rc=1
+	cmp -n 65536 "$WORK/rm-data" /dev/ram2 || { fail "the cache's dirty data lost at removal"; rc=1; }
+	rmmod dm_ssastripe || { fail "rmmod failed after the cache went"; rc=1; }
+	insmod "$KO" || { fail "insmod after rmmod failed"; rc=1; }
 	return $rc
 }
 
