@@ -121,6 +121,20 @@ wait_io() {
 	fail "no I/O reached $name within $secs s"
 }
 
+# force_remove_open NAME FIO_PID: remove a volume that fio holds open --
+# refused without --force, which swaps in a table that fails I/O; then
+# stop fio, and the volume must go once closed.  1 on any failure.
+force_remove_open() {
+	local rc=0
+	dmsetup remove "$1" 2>/dev/null && { fail "remove of an open volume succeeded"; rc=1; }
+	dmsetup remove --force "$1" >/dev/null 2>&1
+	kill -INT "$2" 2>/dev/null
+	wait "$2"
+	dmsetup remove "$1" >/dev/null 2>&1
+	dmsetup info "$1" >/dev/null 2>&1 && { fail "volume still present after fio closed it"; rc=1; }
+	return $rc
+}
+
 # zero the first MB mebibytes of devices
 wipe() {
 	local mb=$1 d

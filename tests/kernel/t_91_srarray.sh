@@ -230,12 +230,7 @@ srarray_remove_in_flight() {
 		--continue_on_error=all >/dev/null 2>&1) &
 	fio_pid=$!
 	wait_io ssat-v || { kill -INT $fio_pid; wait $fio_pid; return 1; }
-	dmsetup remove ssat-v 2>/dev/null && { fail "remove of an open volume succeeded"; rc=1; }
-	dmsetup remove --force ssat-v >/dev/null 2>&1
-	kill -INT $fio_pid 2>/dev/null
-	wait $fio_pid
-	dmsetup remove ssat-v >/dev/null 2>&1
-	dmsetup info ssat-v >/dev/null 2>&1 && { fail "volume still present after fio closed it"; rc=1; }
+	force_remove_open ssat-v $fio_pid || rc=1
 	for i in 0 1; do
 		[ -z "$(ls "/sys/block/$(dm_sysname ssat-d$i)/holders")" ] ||
 			{ fail "ssat-d$i still held"; rc=1; }

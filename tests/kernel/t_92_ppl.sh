@@ -237,11 +237,7 @@ parity_ppl_gate() {
 		--continue_on_error=all >/dev/null 2>&1) &
 	fio_pid=$!
 	ppl_held_wait ssat-v 56 60 || { fail "the ring never filled before the remove"; rc=1; }
-	dmsetup remove --force ssat-v >/dev/null 2>&1
-	kill -INT $fio_pid 2>/dev/null
-	wait $fio_pid
-	dmsetup remove ssat-v >/dev/null 2>&1
-	dmsetup info ssat-v >/dev/null 2>&1 && { fail "volume still present after fio closed it"; rc=1; }
+	force_remove_open ssat-v $fio_pid || rc=1
 	[ -z "$(ls /sys/block/ram0/holders)" ] || { fail "ram0 still held"; rc=1; }
 	[ -z "$(ls "/sys/block/$(dm_sysname ssat-pl)/holders")" ] || { fail "the log device still held"; rc=1; }
 	vol_remove ssat-pl
