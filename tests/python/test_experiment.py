@@ -266,6 +266,13 @@ def test_point_result_and_check(tmp_path):
     assert r["error_read"] == pytest.approx(0.05)
     bad = ex.check_point(s, r)
     assert len(bad) == 1 and "write" in bad[0] and "+20.0%" in bad[0]
+    assert "cache" not in bad[0] and "longest" not in bad[0]
+    r["write_max_s"] = 0.0125
+    assert "longest 12.50 ms" in ex.check_point(s, r)[0]
+    # behind an array cache a failure says what the cache did meanwhile
+    r["cache"] = ex.cache_counters("0 1024 ssacache 3 4 5 0 1 2 3 4 9 0 0 7 0 0 A")
+    bad = ex.check_point(s, r)
+    assert "cache throttled 7, write_through 4, destaged 9" in bad[0]
 
 
 def test_summarise_partial_run_stays_readable(tmp_path):

@@ -567,6 +567,7 @@ def measured(recs: list, batches: int = 20) -> dict:
         else:
             m, h = math.nan, math.nan
         out[f"{key}_s"], out[f"{key}_ci_s"] = m, h
+        out[f"{key}_max_s"] = float(z.max()) if len(z) else math.nan
     forks = np.array([r.fork for r in recs], dtype=float)
     span = (forks[-1] - forks[0]) * 1e-9 if len(forks) > 1 else math.nan
     out["rate"] = (len(recs) - 1) / span if span and span > 0 else math.nan
@@ -967,10 +968,23 @@ def check_point(spec: dict, res: dict) -> list[str]:
             k = _metric_key(metric)
             mk = "rate_measured" if k == "rate" and "rate_measured" in res else k
             scale, unit = (1e3, " ms") if k.endswith("_s") else (1, "")
+            worst = res.get(f"{metric}_max_s")
+            longest = f"; longest {worst * 1e3:.2f} ms" if k.endswith("_s") and \
+                worst is not None and worst == worst else ""
             bad.append(f"{res['id']}: {metric} measured {res[mk] * scale:.2f}{unit}, "
                        f"model {res[f'model_{k}'] * scale:.2f}{unit} ({e:+.1%}, "
-                       f"allowed ±{tol:.0%})")
+                       f"allowed ±{tol:.0%}){longest}" + _cache_note(res))
     return bad
+
+
+def _cache_note(res: dict) -> str:
+    """For a failure behind an array cache: what the cache did meanwhile
+    (writes held at max_dirty, through to the volume, destaged)."""
+    c = res.get("cache")
+    if not c:
+        return ""
+    keys = ("throttled", "write_through", "destaged", "read_hits", "errors")
+    return "; cache " + ", ".join(f"{k} {c[k]}" for k in keys if k in c)
 
 
 # -- report -------------------------------------------------------------------------
