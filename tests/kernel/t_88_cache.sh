@@ -361,12 +361,18 @@ cache_bad_tables() {
 
 # The cache as a server of its own: at transfer_mbps 16 every 16 KiB
 # request takes 1.024 ms of transfer, at 32 0.512 ms.  Reads that hit, one
-# at a time, at each rate: the mean completion latencies differ by the
-# difference, 0.512 ms.  (Against no rate at all the difference is smaller
-# on the instruction clock: without a timer the read completes from the
-# work item, and the reader waits for the rest of its pass on the one
-# CPU; measured 0.711 ms more for 1.024 ms of transfer.)
-# hit_latency MBPS: mean latency (ns) of 16 KiB hits at that rate
+# at a time, at each rate: their median completion latencies differ by
+# the difference, 0.512 ms.  Three rounds of the two rates, the median of
+# the three differences: a fresh-clone CI once measured 0.766 ms in a
+# single round, where 0.497 and 0.506 were measured in other boots (the
+# latency at 32 MB/s was as usual, at 16 MB/s 0.27 ms slower than the
+# transfer accounts for; not explained), so one disturbed round must not
+# decide.  (fio's percentiles are histogram buckets, about 1.5 % wide
+# here.)  (Against no rate at all the difference is smaller on the
+# instruction clock: without a timer the read completes from the work
+# item, and the reader waits for the rest of its pass on the one CPU;
+# measured 0.711 ms more for 1.024 ms of transfer.)
+# hit_latency MBPS: "<median> <mean>" latency (ns) of 16 KiB hits at that rate
 hit_latency() {
 	local c=/dev/mapper/ssat-c
 	mkdir -p "$WORK"
@@ -374,19 +380,24 @@ hit_latency() {
 	dd if=$c of=/dev/null bs=16k count=128 iflag=direct status=none || return 1
 	(cd "$WORK" && fio --name=hits --filename=$c --direct=1 --ioengine=psync \
 		--rw=randread --bs=16k --size=2M --number_ios=400 --randrepeat=1 \
-		--output-format=json) | python3 -c 'import json,sys; j=json.load(sys.stdin); print(round(j["jobs"][0]["read"]["clat_ns"]["mean"]))'
+		--output-format=json) | python3 -c 'import json,sys; c=json.load(sys.stdin)["jobs"][0]["read"]["clat_ns"]; print(c["percentile"]["50.000000"], round(c["mean"]))'
 	[ "$(cstat ssat-c read_misses)" = 128 ] || { fail "the timed reads missed"; return 1; }
 	vol_remove ssat-c
 }
 
 cache_transfer_rate() {
-	local lat32 lat16 d
-	lat32=$(hit_latency 32) || return 1
-	lat16=$(hit_latency 16) || return 1
-	d=$((lat16 - lat32))
-	info "mean latency of a 16 KiB hit at 32 MB/s: $lat32 ns, at 16 MB/s $lat16 ns: $d ns more (want 512000)"
+	local i l32 m32 l16 m16 d ds=() rc=0
+	for i in 1 2 3; do
+		read -r l32 m32 <<< "$(hit_latency 32)" && [ -n "$l32" ] || return 1
+		read -r l16 m16 <<< "$(hit_latency 16)" && [ -n "$l16" ] || return 1
+		ds+=($((l16 - l32)))
+		info "round $i: median latency of a 16 KiB hit at 32 MB/s $l32 ns, at 16 MB/s $l16 ns: $((l16 - l32)) ns more (means $m32, $m16)"
+	done
+	d=$(printf '%s\n' "${ds[@]}" | sort -n | sed -n 2p)
+	info "median of the three differences: $d ns (want 512000)"
 	[ "$d" -ge 486400 ] && [ "$d" -le 537600 ] ||
-		{ fail "halving the rate added $d ns, want 512000 +- 5 %"; return 1; }
+		{ fail "halving the rate added $d ns, want 512000 +- 5 %"; rc=1; }
+	return $rc
 }
 
 register cache_verify_small cache_verify ram 8 64 10 low_water 8 high_water 16 max_dirty 32 destage_depth 4 prefetch 4
