@@ -72,6 +72,12 @@ enum ssa_sched {
 	SSA_NR_SCHEDS,
 };
 
+/* srarray: when a write reaches its replicas past the first (table option). */
+enum ssa_propagation {
+	SSA_PROP_FOREGROUND,	/* every replica before the write completes */
+	SSA_PROP_BACKGROUND,	/* one; the others copied from it later */
+};
+
 /* Parity layouts: when a parity update joins its member's queue. */
 enum ssa_sync {
 	SSA_SYNC_BEFORE,	/* when the data task starts service (BS) */
@@ -149,6 +155,7 @@ enum ssa_opt {
 	SSA_OPT_REPLICAS,	/* srarray: rotational replicas a block (Dr) */
 	SSA_OPT_TRACK_SECTORS,	/* srarray: sectors a track of every member */
 	SSA_OPT_SCHED,
+	SSA_OPT_PROPAGATE,	/* srarray: when replicas past the first are written */
 	SSA_NR_OPTS,
 };
 
@@ -208,6 +215,11 @@ struct ssa_layout_ops {
 	 */
 	void (*place)(struct ssa_ctx *sc, struct bio *bio,
 		      struct ssa_cstate *cs, int alt);
+	/*
+	 * Which of a child's alternatives hold its data now (bit r for
+	 * alternative r); without this op, all of them.
+	 */
+	u8 (*alt_mask)(struct ssa_ctx *sc, struct ssa_cstate *cs);
 
 	/* Messages: fail <member>, check, repair, idle. */
 	int (*fail)(struct ssa_ctx *sc, unsigned int m);
@@ -428,6 +440,18 @@ struct bio *ssa_clone(struct ssa_ctx *sc, struct ssa_io *io,
 void ssa_issue(struct ssa_ctx *sc, struct ssa_io *io, struct bio *child);
 void ssa_remap_parent(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		      u8 op, u64 start, u64 end, const struct ssa_extent *e);
+
+/*
+ * ssa-io.c: internal work's synchronous member I/O (walks, propagation),
+ * a window of pages at a time.
+ */
+#define SSA_WINDOW_SECTORS	512	/* 256 KiB */
+#define SSA_WINDOW_PAGES	DIV_ROUND_UP(SSA_WINDOW_SECTORS << SECTOR_SHIFT, \
+					     PAGE_SIZE)
+struct page **ssa_pages_alloc(void);
+void ssa_pages_free(struct page **pages);
+int ssa_member_rw(struct ssa_ctx *sc, unsigned int m, enum req_op op, u64 ms,
+		  unsigned int sectors, struct page **pages, u8 class);
 
 /* ssa-dispatch.c: the member dispatchers and member failures */
 void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,

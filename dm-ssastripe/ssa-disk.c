@@ -340,7 +340,7 @@ int ssad_predict(dev_t devt, struct ssad_cand *c, unsigned int n,
 
 		c[i].end = U64_MAX;
 		c[i].cyl = 0;
-		if (c[i].dsector + c[i].len > sc->ti->len)
+		if (!c[i].len || c[i].dsector + c[i].len > sc->ti->len)
 			continue;
 		sector = ssad_model_sector(sc, c[i].dsector);
 		cand = st;

@@ -14,7 +14,8 @@ void ssadisk_unregister(void);
  * One access an ssadisk may be asked about (ssad_predict()): where (a
  * sector of the ssadisk device), how long and which way; the answer is
  * when it would end if it were the next to arrive, and the cylinder it
- * lies on.  @end is U64_MAX for an access outside the disk.
+ * lies on.  @end is U64_MAX for an access outside the disk, and for one
+ * of no length (a place the caller leaves out).
  */
 struct ssad_cand {
 	sector_t dsector;

@@ -85,53 +85,6 @@ static void ssa_rebuild_release(struct ssa_ctx *sc, struct bio_list *held)
 
 /* --- rebuild ----------------------------------------------------------- */
 
-static void ssa_rebuild_endio(struct bio *bio)
-{
-	struct ssa_child *c = ssa_child_of(bio);
-
-	ssa_child_done(c->sc, bio, NULL, &c->cs, bio->bi_status);
-	complete(bio->bi_private);
-}
-
-/*
- * Read or write @sectors at member sector @ms of member @m, into or from
- * @pages, through the member's dispatcher, as high-priority internal work;
- * 0 or -errno.  A member that fails it is marked failed.
- */
-static int ssa_walk_io(struct ssa_ctx *sc, unsigned int m, enum req_op op,
-		       u64 ms, unsigned int sectors, struct page **pages)
-{
-	struct ssa_member *mb = &sc->members[m];
-	DECLARE_COMPLETION_ONSTACK(done);
-	unsigned int i, bytes = sectors << SECTOR_SHIFT;
-	struct ssa_child *c;
-	struct bio *bio;
-	int r;
-
-	bio = bio_alloc_bioset(mb->dev->bdev, DIV_ROUND_UP(bytes, PAGE_SIZE),
-			       op, GFP_NOIO, &sc->bs);
-	for (i = 0; bytes; i++) {
-		unsigned int n = min_t(unsigned int, bytes, PAGE_SIZE);
-
-		__bio_add_page(bio, pages[i], n, 0);
-		bytes -= n;
-	}
-	c = ssa_child_of(bio);
-	c->sc = sc;
-	c->io = NULL;
-	c->src = NULL;
-	ssa_cstate_set(&c->cs, m, ms, sectors, 0, SSA_CLASS_HIGH,
-		       op == REQ_OP_READ ? SSA_OP_READ : SSA_OP_WRITE);
-	bio->bi_iter.bi_sector = mb->offset + ms;
-	bio->bi_private = &done;
-	bio->bi_end_io = ssa_rebuild_endio;
-	ssa_submit_child(sc, bio, NULL, &c->cs, false);
-	wait_for_completion_io(&done);
-	r = blk_status_to_errno(bio->bi_status);
-	bio_put(bio);
-	return r;
-}
-
 /* Copy member sectors [lo, lo + len) onto member @m from an in-sync copy. */
 static void ssa_rebuild_copy(struct ssa_ctx *sc, unsigned int m, u64 lo,
 			     unsigned int len)
@@ -146,8 +99,10 @@ static void ssa_rebuild_copy(struct ssa_ctx *sc, unsigned int m, u64 lo,
 				 (BIT(SSA_MEMBER_FAILED) | BIT(SSA_MEMBER_REBUILD))))
 			continue;
 		/* a source that fails is marked failed: try the next one */
-		if (!ssa_walk_io(sc, src, REQ_OP_READ, lo, len, pages)) {
-			ssa_walk_io(sc, m, REQ_OP_WRITE, lo, len, pages);
+		if (!ssa_member_rw(sc, src, REQ_OP_READ, lo, len, pages,
+				   SSA_CLASS_HIGH)) {
+			ssa_member_rw(sc, m, REQ_OP_WRITE, lo, len, pages,
+				      SSA_CLASS_HIGH);
 			return;
 		}
 	}
@@ -306,36 +261,6 @@ void ssa_rebuild_work(struct work_struct *work)
 
 /* --- check and repair -------------------------------------------------- */
 
-struct page **ssa_pages_alloc(void)
-{
-	struct page **pages;
-	unsigned int i;
-
-	pages = kcalloc(SSA_WINDOW_PAGES, sizeof(*pages), GFP_KERNEL);
-	for (i = 0; pages && i < SSA_WINDOW_PAGES; i++) {
-		pages[i] = alloc_page(GFP_KERNEL);
-		if (!pages[i])
-			goto fail;
-	}
-	return pages;
-fail:
-	while (i--)
-		__free_page(pages[i]);
-	kfree(pages);
-	return NULL;
-}
-
-void ssa_pages_free(struct page **pages)
-{
-	unsigned int i;
-
-	if (!pages)
-		return;
-	for (i = 0; i < SSA_WINDOW_PAGES; i++)
-		__free_page(pages[i]);
-	kfree(pages);
-}
-
 static void *ssa_sector_addr(struct page **pages, unsigned int s)
 {
 	unsigned int off = s << SECTOR_SHIFT;
@@ -362,8 +287,8 @@ static void ssa_check_set(struct ssa_ctx *sc, u32 set, u64 lo,
 		    (BIT(SSA_MEMBER_FAILED) | BIT(SSA_MEMBER_REBUILD)))
 			continue;
 		/* a copy that cannot be read is marked failed: skip it */
-		if (ssa_walk_io(sc, m, REQ_OP_READ, lo, len,
-				have_ref ? cmp : ref))
+		if (ssa_member_rw(sc, m, REQ_OP_READ, lo, len,
+				  have_ref ? cmp : ref, SSA_CLASS_HIGH))
 			continue;
 		if (!have_ref) {
 			have_ref = true;
@@ -378,7 +303,8 @@ static void ssa_check_set(struct ssa_ctx *sc, u32 set, u64 lo,
 			}
 		}
 		if (differs && repair)
-			ssa_walk_io(sc, m, REQ_OP_WRITE, lo, len, ref);
+			ssa_member_rw(sc, m, REQ_OP_WRITE, lo, len, ref,
+				      SSA_CLASS_HIGH);
 	}
 }
 

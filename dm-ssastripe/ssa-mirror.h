@@ -13,10 +13,8 @@
 
 #include "dm-ssastripe.h"
 
-/* Member sectors copied per rebuild step (256 KiB). */
-#define SSA_RB_WINDOW		512
-/* Pages of one window. */
-#define SSA_WINDOW_PAGES	DIV_ROUND_UP(SSA_RB_WINDOW << SECTOR_SHIFT, PAGE_SIZE)
+/* Member sectors copied per rebuild step: one window (dm-ssastripe.h). */
+#define SSA_RB_WINDOW		SSA_WINDOW_SECTORS
 /* Split read shares are multiples of 4 KiB. */
 #define SSA_SPLIT_ALIGN		8
 
@@ -97,8 +95,6 @@ void ssa_mirror_resync(struct ssa_ctx *sc);
 bool ssa_rebuild_admit(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		       u64 start, u64 end);
 void ssa_rebuild_work(struct work_struct *work);
-struct page **ssa_pages_alloc(void);
-void ssa_pages_free(struct page **pages);
 void ssa_check_work(struct work_struct *work);
 int ssa_mirror_scrub(struct ssa_ctx *sc, bool repair);
 int ssa_mirror_idle(struct ssa_ctx *sc);

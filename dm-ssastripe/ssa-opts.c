@@ -53,6 +53,12 @@ static const char *const ssa_scheds[] = {
 	NULL
 };
 
+static const char *const ssa_propagations[] = {
+	[SSA_PROP_FOREGROUND] = "foreground",
+	[SSA_PROP_BACKGROUND] = "background",
+	NULL
+};
+
 static const char *const ssa_rotations[] = {
 	[SSA_LEFT_SYMMETRIC] = "left_symmetric",
 	[SSA_LEFT_ASYMMETRIC] = "left_asymmetric",
@@ -189,6 +195,14 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		.words = ssa_scheds,
 		.def = SSA_SCHED_FIFO,
 		.only = "sched is an option of the stripe, mirror and srarray layouts",
+	},
+	[SSA_OPT_PROPAGATE] = {
+		.name = "propagate",
+		.range = { 0, 1,
+			   "Invalid propagate: expected foreground or background" },
+		.words = ssa_propagations,
+		.def = SSA_PROP_FOREGROUND,
+		.only = SSA_ONLY_SRARRAY,
 	},
 };
 

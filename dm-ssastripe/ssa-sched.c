@@ -75,16 +75,20 @@ static unsigned int ssa_sched_fill(struct ssa_ctx *sc, struct ssa_member *mb,
 	struct ssa_io *io;
 	struct bio *bio;
 	unsigned int n = 0, r, alts;
+	u8 mask;
 
 	for (bio = q->head; bio; bio = bio->bi_next) {
 		cs = ssa_cstate_of(sc, bio, &io);
 		alts = ssa_sched_nr_alts(cs);
 		if (!ssa_sched_movable(bio, cs) || n + alts > SSA_SCHED_CANDS)
 			break;
+		mask = cs->alts && sc->ops->alt_mask ?
+		       sc->ops->alt_mask(sc, cs) : U8_MAX;
 		for (r = 0; r < alts; r++, n++) {
 			mb->cand[n].dsector = mb->offset + cs->msector +
 					      (u64)r * sc->alt_stride;
-			mb->cand[n].len = cs->len;
+			/* a place without the data is no candidate */
+			mb->cand[n].len = mask & BIT(r) ? cs->len : 0;
 			mb->cand[n].write = cs->op == SSA_OP_WRITE;
 		}
 	}

@@ -31,37 +31,7 @@
 
 #include "ssa-disk.h"
 #include "ssa-io.h"
-
-/* How a member's reads were placed, for the status. */
-enum ssa_sr_how {
-	SSA_SR_NONE = '-',	/* no read placed yet */
-	SSA_SR_PREDICTED = 'P',	/* by its ssadisk's model */
-	SSA_SR_GUESSED = 'g',	/* no model: the next replica round */
-};
-
-struct ssa_sr_member {
-	u64 next;		/* data area sector after the last placed read */
-	atomic64_t predicted;	/* reads placed by the model ... */
-	atomic64_t guessed;	/* ... and without one */
-	u8 how;			/* enum ssa_sr_how of the last one */
-};
-
-struct ssa_sr {
-	struct ssa_ctx *sc;
-	u32 replicas;		/* Dr */
-	u32 track;		/* sectors a track */
-	u32 arc;		/* track / replicas */
-	/* reads to retry on another copy, from process context */
-	spinlock_t retry_lock;
-	struct bio_list retry;
-	struct work_struct retry_work;
-	struct ssa_sr_member m[];
-};
-
-static inline struct ssa_sr *ssa_sr_of(struct ssa_ctx *sc)
-{
-	return sc->priv;
-}
+#include "ssa-srarray.h"
 
 static int ssa_sr_check_opts(struct ssa_ctx *sc)
 {
@@ -139,6 +109,7 @@ static int ssa_sr_alloc(struct ssa_ctx *sc)
 	sr->replicas = sc->opt[SSA_OPT_REPLICAS];
 	sr->track = sc->opt[SSA_OPT_TRACK_SECTORS];
 	sr->arc = sr->track / sr->replicas;
+	sr->all = GENMASK(sr->replicas - 1, 0);
 	sc->alt_stride = sr->arc;
 	for (m = 0; m < sc->nr_members; m++) {
 		atomic64_set(&sr->m[m].predicted, 0);
@@ -146,12 +117,27 @@ static int ssa_sr_alloc(struct ssa_ctx *sc)
 		sr->m[m].how = SSA_SR_NONE;
 	}
 	sc->priv = sr;
-	return 0;
+	/* with one replica there is nothing to propagate */
+	if (sc->opt[SSA_OPT_PROPAGATE] != SSA_PROP_BACKGROUND || sr->replicas < 2)
+		return 0;
+	/*
+	 * A completed write is then on one replica, and on all of them only
+	 * after a flush (or with FUA): the volume has a volatile write cache
+	 * whatever its members have, so flushes and FUA reach the target.
+	 */
+	sc->ti->flush_supported = true;
+	return ssa_sr_prop_alloc(sc, sr);
 }
 
 static void ssa_sr_free(struct ssa_ctx *sc)
 {
-	kfree(sc->priv);
+	struct ssa_sr *sr = ssa_sr_of(sc);
+
+	if (!sr)
+		return;
+	cancel_work_sync(&sr->retry_work);
+	ssa_sr_prop_free(sr);
+	kfree(sr);
 	sc->priv = NULL;
 }
 
@@ -165,15 +151,6 @@ static u64 ssa_sr_live(struct ssa_ctx *sc)
 		if (!test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
 			live |= BIT_ULL(m);
 	return live;
-}
-
-/* Replica 0's place of the data a child at member sector @ms holds. */
-static u64 ssa_sr_base(struct ssa_sr *sr, u64 ms)
-{
-	u32 in_track;
-
-	div_u64_rem(ms, sr->track, &in_track);
-	return ms - in_track / sr->arc * sr->arc;
 }
 
 /*
@@ -191,6 +168,7 @@ static int ssa_sr_choose(struct ssa_ctx *sc, u32 set, u64 u0, u32 len,
 	u64 best_end = U64_MAX;
 	unsigned int k, r, out, least = UINT_MAX;
 	struct ssad_guess g;
+	u8 valid;
 
 	for (k = 0; k < sc->copies; k++) {
 		unsigned int m = set * sc->copies + k;
@@ -201,9 +179,10 @@ static int ssa_sr_choose(struct ssa_ctx *sc, u32 set, u64 u0, u32 len,
 			continue;
 		if (sc->copies == 1)
 			return m;
+		valid = ssa_sr_valid(sr, m, u0);
 		for (r = 0; r < sr->replicas; r++) {
 			c[r].dsector = mb->offset + u0 + (u64)r * sr->arc;
-			c[r].len = len;
+			c[r].len = valid & BIT(r) ? len : 0;
 			c[r].write = false;
 		}
 		i = ssad_predict(mb->dev->bdev->bd_dev, c, sr->replicas, &g);
@@ -222,7 +201,11 @@ static int ssa_sr_choose(struct ssa_ctx *sc, u32 set, u64 u0, u32 len,
 
 static void ssa_sr_endio(struct bio *bio);
 
-/* One child of @io: [off, off + len) of @parent on member @m at @ms. */
+/*
+ * One child of @io: [off, off + len) of @parent on member @m at @ms, or,
+ * with @alts, at one of the replicas of replica 0's place @ms, chosen when
+ * it leaves (ssa_sr_place()).
+ */
 static void ssa_sr_child(struct ssa_ctx *sc, struct ssa_io *io,
 			 struct bio *parent, u64 off, u64 len, unsigned int m,
 			 u64 ms, bool alts)
@@ -232,6 +215,8 @@ static void ssa_sr_child(struct ssa_ctx *sc, struct ssa_io *io,
 
 	if (!child)
 		return;
+	if (op_is_write(bio_op(parent)))
+		ssa_sr_write_mapped(sr, m, ssa_sr_base(sr, ms));
 	bio_trim(child, off, len);
 	child->bi_end_io = ssa_sr_endio;
 	to_child(child)->tried = BIT_ULL(m);
@@ -254,12 +239,18 @@ static int ssa_sr_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	unsigned int k, r, m, copies = sc->copies;
 	u64 ls, len, u0, live;
 	struct ssa_extent e;
-	u32 children = 0;
+	u32 children = 0, nr;
+	bool one;
 	int pick;
 
+	if (op == SSA_OP_FLUSH && ssa_sr_hold_flush(sr, bio))
+		return DM_MAPIO_SUBMITTED;
 	if (op != SSA_OP_READ && op != SSA_OP_WRITE)
 		return ssa_map_data(sc, io, bio, op, start, end);
 
+	/* background propagation: one replica a copy, placed as it leaves */
+	one = op == SSA_OP_WRITE && ssa_sr_write_background(sr, bio);
+	nr = one ? 1 : sr->replicas;
 	/* without copies a failed member is still tried, as stripe does */
 	live = copies > 1 ? ssa_sr_live(sc) : U64_MAX;
 	for (ls = start; ls < end; ls += len) {
@@ -270,7 +261,7 @@ static int ssa_sr_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		else
 			for (k = 0; k < copies; k++)
 				if (live & BIT_ULL(e.member * copies + k))
-					children += sr->replicas;
+					children += nr;
 	}
 	ssa_fork_begin(sc, io, op, start, end, children);
 	for (ls = start; ls < end; ls += len) {
@@ -290,6 +281,11 @@ static int ssa_sr_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 			m = e.member * copies + k;
 			if (!(live & BIT_ULL(m)))
 				continue;
+			if (one) {
+				ssa_sr_child(sc, io, bio, ls - start, len, m,
+					     u0, true);
+				continue;
+			}
 			for (r = 0; r < sr->replicas; r++)
 				ssa_sr_child(sc, io, bio, ls - start, len, m,
 					     u0 + (u64)r * sr->arc, false);
@@ -327,8 +323,12 @@ static void ssa_sr_endio(struct bio *bio)
 	blk_status_t status = bio->bi_status;
 	unsigned long flags;
 
-	atomic_dec(&sc->members[c->cs.member].outstanding);
 	ssa_child_done(sc, bio, io, &c->cs, status);
+	if (sr->prop && c->cs.op == SSA_OP_WRITE)
+		ssa_sr_write_done(sr, c->cs.member,
+				  ssa_sr_base(sr, c->cs.msector));
+	if (atomic_dec_and_test(&sc->members[c->cs.member].outstanding))
+		ssa_sr_member_idle(sr);
 	if (unlikely(status)) {
 		bool fault = ssa_member_fault(status, bio);
 
@@ -411,11 +411,12 @@ static int ssa_sr_fail(struct ssa_ctx *sc, unsigned int m)
 }
 
 /*
- * No model: the replica whose first sector comes round first after the
- * end of the last read placed on the member, were the platter still there.
+ * No model: of the replicas in @valid, the one whose first sector comes
+ * round first after the end of the last child placed on the member, were
+ * the platter still there.
  */
 static unsigned int ssa_sr_guess(struct ssa_sr *sr, struct ssa_sr_member *sm,
-				 u64 msector, unsigned int n)
+				 u64 msector, unsigned int n, u8 valid)
 {
 	u32 head, pos, best_d = U32_MAX;
 	unsigned int r, best = 0;
@@ -426,7 +427,7 @@ static unsigned int ssa_sr_guess(struct ssa_sr *sr, struct ssa_sr_member *sm,
 		u32 at = (pos + r * sr->arc) % sr->track;
 		u32 d = (at + sr->track - head) % sr->track;
 
-		if (d < best_d) {
+		if ((valid & BIT(r)) && d < best_d) {
 			best_d = d;
 			best = r;
 		}
@@ -435,8 +436,10 @@ static unsigned int ssa_sr_guess(struct ssa_sr *sr, struct ssa_sr_member *sm,
 }
 
 /*
- * Dispatch of a read: send it to replica @alt, which the dispatcher's
- * scheduler chose from the disk's prediction, or choose one (ops->place).
+ * Dispatch of a read, or of a write with background propagation: send it
+ * to replica @alt, which the dispatcher's scheduler chose from the disk's
+ * prediction, or choose one (ops->place); only a replica that holds the
+ * unit's data (all of them but while a write propagates).
  */
 static void ssa_sr_place(struct ssa_ctx *sc, struct bio *bio,
 			 struct ssa_cstate *cs, int alt)
@@ -446,14 +449,17 @@ static void ssa_sr_place(struct ssa_ctx *sc, struct bio *bio,
 	struct ssa_sr_member *sm = &sr->m[cs->member];
 	struct ssad_cand c[SSA_MAX_REPLICAS];
 	unsigned int r, n = min_t(unsigned int, cs->alts, SSA_MAX_REPLICAS);
+	u8 valid = ssa_sr_valid(sr, cs->member, cs->msector);
 	struct ssad_guess g;
 	int best = alt;
 
+	if (best >= 0 && !(valid & BIT(best)))
+		best = -1;
 	if (best < 0) {
 		for (r = 0; r < n; r++) {
 			c[r].dsector = mb->offset + cs->msector +
 				       (u64)r * sr->arc;
-			c[r].len = cs->len;
+			c[r].len = valid & BIT(r) ? cs->len : 0;
 			c[r].write = cs->op == SSA_OP_WRITE;
 		}
 		best = ssad_predict(mb->dev->bdev->bd_dev, c, n, &g);
@@ -462,31 +468,44 @@ static void ssa_sr_place(struct ssa_ctx *sc, struct bio *bio,
 		atomic64_inc(&sm->predicted);
 		WRITE_ONCE(sm->how, SSA_SR_PREDICTED);
 	} else {
-		best = ssa_sr_guess(sr, sm, cs->msector, n);
+		best = ssa_sr_guess(sr, sm, cs->msector, n, valid);
 		atomic64_inc(&sm->guessed);
 		WRITE_ONCE(sm->how, SSA_SR_GUESSED);
 	}
+	if (cs->op == SSA_OP_WRITE)
+		best = ssa_sr_write_placed(sr, cs->member, cs->msector, best);
 	cs->msector += (u64)best * sr->arc;
 	cs->alts = 0;
 	bio->bi_iter.bi_sector = mb->offset + cs->msector;
 	WRITE_ONCE(sm->next, cs->msector + cs->len);
 }
 
+/* The scheduler's question: which of a waiting child's replicas it may use. */
+static u8 ssa_sr_alt_mask(struct ssa_ctx *sc, struct ssa_cstate *cs)
+{
+	return ssa_sr_valid(ssa_sr_of(sc), cs->member, cs->msector);
+}
+
 /*
  * Status tail: <copies> <replicas> <track_sectors> <how> <predicted>
- * <guessed>, <how> a character per member (enum ssa_sr_how).
+ * <guessed> <propagate> <stale> <copied> <dropped>, <how> a character per
+ * member (enum ssa_sr_how); the last three count units of background
+ * propagation.
  */
 static unsigned int ssa_sr_status(struct ssa_ctx *sc, status_type_t type,
 				  char *result, unsigned int maxlen,
 				  unsigned int sz)
 {
 	struct ssa_sr *sr = ssa_sr_of(sc);
+	const char *prop = ssa_opt_word(SSA_OPT_PROPAGATE,
+					sc->opt[SSA_OPT_PROPAGATE]);
+	struct ssa_sr_prop *p = sr->prop;
 	u64 predicted = 0, guessed = 0;
 	unsigned int m;
 
 	if (type == STATUSTYPE_IMA) {
-		DMEMIT(",copies=%u,replicas=%u,track_sectors=%u", sc->copies,
-		       sr->replicas, sr->track);
+		DMEMIT(",copies=%u,replicas=%u,track_sectors=%u,propagate=%s",
+		       sc->copies, sr->replicas, sr->track, prop);
 		return sz;
 	}
 	DMEMIT(" %u %u %u ", sc->copies, sr->replicas, sr->track);
@@ -495,19 +514,27 @@ static unsigned int ssa_sr_status(struct ssa_ctx *sc, status_type_t type,
 		predicted += atomic64_read(&sr->m[m].predicted);
 		guessed += atomic64_read(&sr->m[m].guessed);
 	}
-	DMEMIT(" %llu %llu", predicted, guessed);
+	DMEMIT(" %llu %llu %s %llu %llu %llu", predicted, guessed, prop,
+	       p ? READ_ONCE(p->nr_stale) : 0,
+	       p ? (u64)atomic64_read(&p->copied) : 0,
+	       p ? (u64)atomic64_read(&p->dropped) : 0);
 	return sz;
 }
 
 const struct ssa_layout_ops ssa_srarray_ops = {
 	.opts = SSA_COMMON_OPTS | SSA_SCHED_OPTS | BIT(SSA_OPT_REPLICAS) |
-		BIT(SSA_OPT_TRACK_SECTORS) | BIT(SSA_OPT_COPIES),
+		BIT(SSA_OPT_TRACK_SECTORS) | BIT(SSA_OPT_COPIES) |
+		BIT(SSA_OPT_PROPAGATE),
 	.check_opts = ssa_sr_check_opts,
 	.check_geometry = ssa_sr_check_geometry,
 	.alloc = ssa_sr_alloc,
 	.free = ssa_sr_free,
 	.map = ssa_sr_map,
 	.place = ssa_sr_place,
+	.alt_mask = ssa_sr_alt_mask,
 	.fail = ssa_sr_fail,
 	.status = ssa_sr_status,
+	.stop = ssa_sr_prop_stop,
+	.start = ssa_sr_prop_start,
+	.quiesced = ssa_sr_prop_quiesced,
 };

@@ -8,7 +8,8 @@
 CHECK_SR="python3 $TOP/tests/kernel/check_srarray.py"
 
 # sr_tail NAME FIELD: the srarray tail of the status
-#   FIELD: copies | replicas | track | how | predicted | guessed
+#   FIELD: copies | replicas | track | how | predicted | guessed |
+#          propagate | stale | copied | dropped
 sr_tail() {
 	local -a s
 	local base
@@ -21,6 +22,10 @@ sr_tail() {
 	how) echo "${s[base + 3]}" ;;
 	predicted) echo "${s[base + 4]}" ;;
 	guessed) echo "${s[base + 5]}" ;;
+	propagate) echo "${s[base + 6]}" ;;
+	stale) echo "${s[base + 7]}" ;;
+	copied) echo "${s[base + 8]}" ;;
+	dropped) echo "${s[base + 9]}" ;;
 	esac
 }
 
@@ -37,8 +42,20 @@ srarray_verify() {
 	run_fio verify.fio DEV=/dev/mapper/ssat-v SIZE=$((len * 512)) \
 		BSSPLIT="512/10:4k/40:12k/20:64k/20:256k/10" || { fail "fio verify"; rc=1; }
 	expect_eq "health" "$(vstat ssat-v health)" "$(printf 'A%.0s' $(seq "$n"))" || rc=1
+	# a suspend puts every write on all its replicas (propagate background)
+	dmsetup suspend ssat-v && dmsetup resume ssat-v || { fail "suspend/resume"; rc=1; }
 	out=$($CHECK_SR ssat-v) || { fail "raw check: $out"; rc=1; }
 	info "$out"
+	if [[ " $* " == *" propagate background "* ]]; then
+		info "propagation: stale $(sr_tail ssat-v stale) copied $(sr_tail ssat-v copied) dropped $(sr_tail ssat-v dropped)"
+		expect_eq "propagate in status" "$(sr_tail ssat-v propagate)" background || rc=1
+		expect_eq "stale units after a suspend" "$(sr_tail ssat-v stale)" 0 || rc=1
+		expect_eq "units given up" "$(sr_tail ssat-v dropped)" 0 || rc=1
+		[ "$(sr_tail ssat-v copied)" -gt 0 ] || { fail "no unit copied in the background"; rc=1; }
+	else
+		expect_eq "propagate in status" "$(sr_tail ssat-v propagate) $(sr_tail ssat-v copied)" \
+			"foreground 0" || rc=1
+	fi
 	# reads on ramdisks are placed without a model (with one copy, never)
 	local guessed predicted how
 	guessed=$(sr_tail ssat-v guessed) predicted=$(sr_tail ssat-v predicted)
@@ -54,6 +71,51 @@ srarray_verify() {
 		expect_eq "reads placed" "$guessed" 0 || rc=1
 	fi
 	vol_remove ssat-v
+	return $rc
+}
+
+# Background propagation and flushes, over two slow disks (ssadisk,
+# mechanical: copying a unit takes two disk accesses, so the copies lag
+# far behind a stream of writes).  4 MiB written 64 KiB at a time reads
+# back at once, while most of it is on one replica (reads go only to
+# replicas that hold the data); 4 MiB more written with an fsync at the
+# end (dd conv=fsync): when the fsync returns nothing is stale and the raw
+# members hold equal replicas, without a suspend.  Then a suspend drains,
+# and the data reads back.
+srarray_bg_flush() {
+	local rc=0 i m="" phys=9600 out
+	mkdir -p "$WORK"
+	wipe 8 /dev/ram0 /dev/ram1 || return 1
+	for i in 0 1; do
+		disk_create ssat-d$i /dev/ram$i $phys mode mechanical cylinders 1000 heads 2 \
+			sectors_per_track 96 rpm 7200 seek_a 1ms seek_b 100us || return 1
+		m+="/dev/mapper/ssat-d$i 0 "
+	done
+	vol_create ssat-v $phys srarray 8 "$m" 6 replicas 2 track_sectors 96 propagate background ||
+		return 1
+	head -c 4M /dev/urandom > "$WORK/sr-a"
+	head -c 4M /dev/urandom > "$WORK/sr-b"
+	dd if="$WORK/sr-a" of=/dev/mapper/ssat-v bs=64k oflag=direct status=none || { fail "dd"; rc=1; }
+	info "after 4 MiB of writes: stale $(sr_tail ssat-v stale) copied $(sr_tail ssat-v copied)"
+	cmp "$WORK/sr-a" <(dd if=/dev/mapper/ssat-v bs=64k count=64 iflag=direct status=none) ||
+		{ fail "data read back while its replicas propagate"; rc=1; }
+	dd if="$WORK/sr-b" of=/dev/mapper/ssat-v bs=64k oflag=direct conv=fsync status=none ||
+		{ fail "dd conv=fsync"; rc=1; }
+	expect_eq "stale units when the fsync returned" "$(sr_tail ssat-v stale)" 0 || rc=1
+	out=$($CHECK_SR ssat-v) || { fail "raw check after the fsync: $out"; rc=1; }
+	info "after the fsync: $out; copied $(sr_tail ssat-v copied)"
+	# 4 MiB = 1024 units of 4 KiB, each copied at least once
+	[ "$(sr_tail ssat-v copied)" -ge 1024 ] ||
+		{ fail "units copied in the background: $(sr_tail ssat-v copied), want >= 1024"; rc=1; }
+	dd if="$WORK/sr-a" of=/dev/mapper/ssat-v bs=4k count=16 oflag=direct status=none || rc=1
+	dmsetup suspend ssat-v && dmsetup resume ssat-v || { fail "suspend/resume"; rc=1; }
+	expect_eq "stale units after a suspend" "$(sr_tail ssat-v stale)" 0 || rc=1
+	cmp <(head -c 64k "$WORK/sr-a"; tail -c +65537 "$WORK/sr-b") \
+		<(dd if=/dev/mapper/ssat-v bs=64k count=64 iflag=direct status=none) ||
+		{ fail "data read back after the suspend"; rc=1; }
+	out=$($CHECK_SR ssat-v) || { fail "raw check after the suspend: $out"; rc=1; }
+	vol_remove ssat-v
+	for i in 0 1; do dmsetup remove ssat-d$i; done
 	return $rc
 }
 
@@ -195,6 +257,10 @@ srarray_bad_tables() {
 		"Number of members is not a multiple of copies" || rc=1
 	bad_table sr-opt-policy "0 8192 $T srarray 8 2 $r0 0 $r1 0 4 track_sectors 64 read_policy split" \
 		"Option only valid for the mirror layout" || rc=1
+	bad_table sr-propagate-word "0 8192 $T srarray 8 2 $r0 0 $r1 0 4 track_sectors 64 propagate later" \
+		"Invalid propagate: expected foreground or background" || rc=1
+	bad_table sr-propagate-stripe "0 8192 $T stripe 8 2 $r0 0 $r1 0 2 propagate background" \
+		"Option only valid for the srarray layout" || rc=1
 	return $rc
 }
 
@@ -245,6 +311,10 @@ register srarray_verify_1x4_chunk16 srarray_verify 1 4 128 16 queue_depth 1
 register srarray_verify_2x1 srarray_verify 2 1 64 8
 register srarray_verify_2x2x2 srarray_verify 4 2 64 8 copies 2
 register srarray_verify_1x3x2_queued srarray_verify 2 3 96 8 copies 2 queue_depth 2 sched rsatf
+register srarray_bg_verify_2x2 srarray_verify 2 2 64 8 propagate background
+register srarray_bg_verify_1x4_queued srarray_verify 1 4 128 16 queue_depth 1 merge on propagate background
+register srarray_bg_verify_1x3x2_rsatf srarray_verify 2 3 96 8 copies 2 queue_depth 2 sched rsatf propagate background
+register srarray_bg_flush srarray_bg_flush
 register srarray_copies_fail srarray_copies_fail
 register srarray_fail_refused srarray_fail_refused
 register srarray_raw_check srarray_raw_check
