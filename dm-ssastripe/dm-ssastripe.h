@@ -438,6 +438,8 @@ void ssa_child_init(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 struct bio *ssa_clone(struct ssa_ctx *sc, struct ssa_io *io,
 		      struct bio *parent, unsigned int m, u64 msector);
 void ssa_issue(struct ssa_ctx *sc, struct ssa_io *io, struct bio *child);
+void ssa_issue_from(struct ssa_ctx *sc, struct ssa_io *io, struct bio *child,
+		    bool from_map);
 void ssa_remap_parent(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		      u8 op, u64 start, u64 end, const struct ssa_extent *e);
 
@@ -486,6 +488,7 @@ int ssa_pages_io(struct block_device *bdev, sector_t sector,
 void ssa_trace_cache_free(struct ssa_ctx *sc);
 
 /* ssa-stripe.c: the stripe layout's fork, which the other layouts reuse */
+void ssa_flush_deferred(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio);
 int ssa_map_data(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		 u8 op, u64 start, u64 end);
 u64 ssa_count_segs(struct ssa_ctx *sc, struct ssa_io *io, struct bio *parent,

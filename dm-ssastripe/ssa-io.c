@@ -120,8 +120,12 @@ struct bio *ssa_clone(struct ssa_ctx *sc, struct ssa_io *io,
 	return bio;
 }
 
-/* Send a built child: its sector and size are final. */
-void ssa_issue(struct ssa_ctx *sc, struct ssa_io *io, struct bio *child)
+/*
+ * Send a built child: its sector and size are final.  @from_map: issued
+ * from the target's map (else from a work item that took the request over).
+ */
+void ssa_issue_from(struct ssa_ctx *sc, struct ssa_io *io, struct bio *child,
+		    bool from_map)
 {
 	struct ssa_cstate *cs = &to_child(child)->cs;
 
@@ -131,7 +135,12 @@ void ssa_issue(struct ssa_ctx *sc, struct ssa_io *io, struct bio *child)
 	cs->idx = io->nr_children++;
 	to_child(child)->iter = child->bi_iter;
 	atomic_inc(&io->pending);
-	ssa_submit_child(sc, child, io, cs, true);
+	ssa_submit_child(sc, child, io, cs, from_map);
+}
+
+void ssa_issue(struct ssa_ctx *sc, struct ssa_io *io, struct bio *child)
+{
+	ssa_issue_from(sc, io, child, true);
 }
 
 void ssa_fork_begin(struct ssa_ctx *sc, struct ssa_io *io, u8 op, u64 start,

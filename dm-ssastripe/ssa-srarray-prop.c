@@ -14,7 +14,10 @@
  * copy completes and a copy starts only with no write in flight).  A copy
  * that a write overlapped (SSA_SRU_REDO) is not trusted: the unit stays
  * stale and is copied again.  A copy that fails gives the unit up: its
- * mask keeps only the good replicas, which still serve it.
+ * mask keeps only the good replicas, which still serve it while the table
+ * is loaded, but it is no longer durable, so every flush fails from then
+ * on (and a DM event is raised).  The units of a failed member of a set
+ * with another live copy are dropped: that member is read no more.
  *
  * Durability: a flush is held until no unit is stale (the replicas of
  * every write before it are on their members), and meanwhile writes go to
@@ -23,6 +26,7 @@
  * live in memory only: after a crash the replicas of a unit written since
  * the last flush may differ, as the copies of a mirror may.
  */
+#include <linux/overflow.h>
 #include <linux/slab.h>
 
 #include "ssa-compat.h"
@@ -50,26 +54,36 @@ static void ssa_sr_work_prop(struct work_struct *work);
 
 int ssa_sr_prop_alloc(struct ssa_ctx *sc, struct ssa_sr *sr)
 {
+	u64 units = div_u64(div_u64(sc->member_len, sr->replicas),
+			    sc->geom.chunk);
 	struct ssa_sr_prop *p;
 	u64 n, i;
 
+	if (check_mul_overflow(units, (u64)sc->nr_members, &n) ||
+	    n > SSA_SR_MAX_UNITS) {
+		DMERR("background propagation would track %llu units of %u sectors (at most %lu)",
+		      (unsigned long long)units * sc->nr_members,
+		      sc->geom.chunk, SSA_SR_MAX_UNITS);
+		sc->ti->error = "Too many chunks for background propagation: use a larger chunk";
+		return -EINVAL;
+	}
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		goto nomem;
 	sr->prop = p;
 	p->sr = sr;
-	p->nr_units = div_u64(div_u64(sc->member_len, sr->replicas),
-			      sc->geom.chunk);
-	n = p->nr_units * sc->nr_members;
+	p->nr_units = units;
 	p->units = kvcalloc(n, sizeof(*p->units), GFP_KERNEL);
 	p->stale = kvcalloc(BITS_TO_LONGS(n), sizeof(long), GFP_KERNEL);
 	p->pages = ssa_pages_alloc();
-	p->wq = alloc_workqueue("kssapropagate", WQ_MEM_RECLAIM | SSA_WQ_PERCPU,
-				1);
+	p->wq = alloc_workqueue("kssapropagate", WQ_MEM_RECLAIM | WQ_UNBOUND, 1);
 	if (!p->units || !p->stale || !p->pages || !p->wq)
 		goto nomem;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		p->units[i].valid = sr->all;
+		if (!(i % 65536))
+			cond_resched();
+	}
 	spin_lock_init(&p->lock);
 	bio_list_init(&p->flushes);
 	INIT_WORK(&p->work, ssa_sr_work_prop);
@@ -88,6 +102,8 @@ void ssa_sr_prop_free(struct ssa_sr *sr)
 
 	if (!p)
 		return;
+	/* a suspend released every held flush */
+	WARN_ON_ONCE(!bio_list_empty(&p->flushes));
 	if (p->wq)
 		destroy_workqueue(p->wq);
 	ssa_pages_free(p->pages);
@@ -150,11 +166,11 @@ unsigned int ssa_sr_write_placed(struct ssa_sr *sr, unsigned int m, u64 u0,
 	spin_lock_irqsave(&p->lock, flags);
 	if (!(un->valid & BIT(r)))
 		r = __ffs(un->valid);
-	un->valid = BIT(r);
+	WRITE_ONCE(un->valid, BIT(r));
 	if (un->flags & SSA_SRU_COPYING)
 		un->flags |= SSA_SRU_REDO;
 	if (un->valid != sr->all && !__test_and_set_bit(i, p->stale))
-		p->nr_stale++;
+		WRITE_ONCE(p->nr_stale, p->nr_stale + 1);
 	spin_unlock_irqrestore(&p->lock, flags);
 	return r;
 }
@@ -183,9 +199,11 @@ void ssa_sr_member_idle(struct ssa_sr *sr)
 
 /*
  * An empty flush (DM sends a flush's data separately): held while a unit
- * is stale, and then writes go to every replica until it is released.
+ * is stale, and then writes go to every replica until it is released;
+ * failed once a copy has failed.  True if taken, with *@r the DM_MAPIO_*
+ * value for the map; false: the flush goes on as usual.
  */
-bool ssa_sr_hold_flush(struct ssa_sr *sr, struct bio *bio)
+bool ssa_sr_hold_flush(struct ssa_sr *sr, struct bio *bio, int *r)
 {
 	struct ssa_sr_prop *p = sr->prop;
 	unsigned long flags;
@@ -193,6 +211,10 @@ bool ssa_sr_hold_flush(struct ssa_sr *sr, struct bio *bio)
 
 	if (!p)
 		return false;
+	if (READ_ONCE(p->lost)) {
+		*r = DM_MAPIO_KILL;
+		return true;
+	}
 	spin_lock_irqsave(&p->lock, flags);
 	if (p->nr_stale) {
 		bio_list_add(&p->flushes, bio);
@@ -200,8 +222,10 @@ bool ssa_sr_hold_flush(struct ssa_sr *sr, struct bio *bio)
 		held = true;
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
-	if (held)
+	if (held) {
 		ssa_sr_kick(p);
+		*r = DM_MAPIO_SUBMITTED;
+	}
 	return held;
 }
 
@@ -209,14 +233,16 @@ bool ssa_sr_hold_flush(struct ssa_sr *sr, struct bio *bio)
 static void ssa_sr_unstale(struct ssa_sr_prop *p, u64 i)
 {
 	__clear_bit(i, p->stale);
-	if (!--p->nr_stale)
+	WRITE_ONCE(p->nr_stale, p->nr_stale - 1);
+	if (!p->nr_stale)
 		wake_up_all(&p->drained);
 }
 
 /*
  * The next unit to copy, marked as being copied: stale, no write in
  * flight on it, and -- unless a flush or a suspend waits -- its member
- * without user I/O of the volume.  Units of failed members are dropped.
+ * without user I/O of the volume.  Units of a failed member with another
+ * live copy are dropped (it is neither read nor written any more).
  */
 static bool ssa_sr_next(struct ssa_sr *sr, u64 *idx)
 {
@@ -243,7 +269,8 @@ static bool ssa_sr_next(struct ssa_sr *sr, u64 *idx)
 		}
 		m = div64_u64(i, p->nr_units);
 		un = &p->units[i];
-		if (test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags)) {
+		if (sc->copies > 1 &&
+		    test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags)) {
 			atomic64_inc(&p->dropped);
 			ssa_sr_unstale(p, i);
 			continue;
@@ -295,11 +322,15 @@ static void ssa_sr_copy_unit(struct ssa_sr *sr, u64 i)
 
 	spin_lock_irq(&p->lock);
 	if (err) {
-		/* the replicas that hold the data keep serving the unit */
+		/*
+		 * The replicas that hold the data keep serving the unit while
+		 * the table is loaded; the data is not durable any more.
+		 */
 		atomic64_inc(&p->dropped);
+		WRITE_ONCE(p->lost, true);
 		ssa_sr_unstale(p, i);
 	} else if (!(un->flags & SSA_SRU_REDO)) {
-		un->valid |= to;
+		WRITE_ONCE(un->valid, un->valid | to);
 		if (un->valid == sr->all) {
 			atomic64_inc(&p->copied);
 			ssa_sr_unstale(p, i);
@@ -307,6 +338,8 @@ static void ssa_sr_copy_unit(struct ssa_sr *sr, u64 i)
 	}
 	un->flags = 0;
 	spin_unlock_irq(&p->lock);
+	if (err && !test_and_set_bit(SSA_SR_LOST_REPORTED, &p->reported))
+		schedule_work(&sc->event_work);
 	if (err)
 		DMERR_LIMIT("%s: member %u: sector %llu not copied (%d): stale replicas unused",
 			    dm_device_name(dm_table_get_md(sc->ti->table)), m,
@@ -332,10 +365,10 @@ static void ssa_sr_release_flushes(struct ssa_sr *sr)
 	spin_unlock_irq(&p->lock);
 
 	while ((bio = bio_list_pop(&list))) {
-		u64 start = dm_target_offset(sc->ti, bio->bi_iter.bi_sector);
-
-		ssa_map_data(sc, ssa_io_of(sc, bio), bio, SSA_OP_FLUSH, start,
-			     start);
+		if (READ_ONCE(p->lost))
+			bio_io_error(bio);
+		else
+			ssa_flush_deferred(sc, ssa_io_of(sc, bio), bio);
 	}
 }
 
@@ -363,7 +396,8 @@ void ssa_sr_prop_stop(struct ssa_ctx *sc)
 	p->suspending = true;
 	WRITE_ONCE(p->draining, true);
 	spin_unlock_irq(&p->lock);
-	ssa_sr_kick(p);
+	if (READ_ONCE(p->nr_stale))
+		ssa_sr_kick(p);
 }
 
 /* Postsuspend: nothing of the volume in flight; copy what is stale. */

@@ -240,11 +240,11 @@ static int ssa_sr_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	u64 ls, len, u0, live;
 	struct ssa_extent e;
 	u32 children = 0, nr;
+	int pick, held;
 	bool one;
-	int pick;
 
-	if (op == SSA_OP_FLUSH && ssa_sr_hold_flush(sr, bio))
-		return DM_MAPIO_SUBMITTED;
+	if (op == SSA_OP_FLUSH && ssa_sr_hold_flush(sr, bio, &held))
+		return held;
 	if (op != SSA_OP_READ && op != SSA_OP_WRITE)
 		return ssa_map_data(sc, io, bio, op, start, end);
 

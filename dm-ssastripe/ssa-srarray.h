@@ -40,6 +40,11 @@ struct ssa_sr_unit {
 #define SSA_SRU_COPYING	BIT(0)	/* being copied to its other replicas */
 #define SSA_SRU_REDO	BIT(1)	/* written meanwhile: the copy may be old */
 
+/* At most this many units (8 bytes each) for background propagation. */
+#define SSA_SR_MAX_UNITS	BIT(27)
+
+#define SSA_SR_LOST_REPORTED	0
+
 struct ssa_sr_prop {
 	struct ssa_sr *sr;
 	spinlock_t lock;	/* everything below but the counters */
@@ -50,6 +55,8 @@ struct ssa_sr_prop {
 	u64 cursor;		/* where the next search of @stale starts */
 	bool suspending;	/* presuspend to resume */
 	bool draining;		/* suspending or a flush held: write through */
+	bool lost;		/* a copy failed: flushes fail from now on */
+	unsigned long reported;	/* SSA_SR_LOST_REPORTED: its DM event raised */
 	struct bio_list flushes;	/* held until nothing is stale */
 	struct workqueue_struct *wq;
 	struct work_struct work;
@@ -97,7 +104,7 @@ unsigned int ssa_sr_write_placed(struct ssa_sr *sr, unsigned int m, u64 u0,
 				 unsigned int r);
 void ssa_sr_write_done(struct ssa_sr *sr, unsigned int m, u64 u0);
 void ssa_sr_member_idle(struct ssa_sr *sr);
-bool ssa_sr_hold_flush(struct ssa_sr *sr, struct bio *bio);
+bool ssa_sr_hold_flush(struct ssa_sr *sr, struct bio *bio, int *r);
 void ssa_sr_prop_stop(struct ssa_ctx *sc);
 void ssa_sr_prop_start(struct ssa_ctx *sc);
 void ssa_sr_prop_quiesced(struct ssa_ctx *sc);

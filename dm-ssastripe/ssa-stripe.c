@@ -26,7 +26,7 @@
 
 /* An empty flush: every member flushes. */
 static void ssa_fork_flush(struct ssa_ctx *sc, struct ssa_io *io,
-			   struct bio *parent)
+			   struct bio *parent, bool from_map)
 {
 	unsigned int m;
 
@@ -34,8 +34,21 @@ static void ssa_fork_flush(struct ssa_ctx *sc, struct ssa_io *io,
 		struct bio *child = ssa_clone(sc, io, parent, m, 0);
 
 		if (child)
-			ssa_issue(sc, io, child);
+			ssa_issue_from(sc, io, child, from_map);
 	}
+}
+
+/*
+ * An empty flush a layout held back and now sends to every member from its
+ * work item (not from the map: DM core accounts it at its end).
+ */
+void ssa_flush_deferred(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio)
+{
+	u64 start = dm_target_offset(sc->ti, bio->bi_iter.bi_sector);
+
+	ssa_fork_begin(sc, io, SSA_OP_FLUSH, start, start, sc->nr_members);
+	ssa_fork_flush(sc, io, bio, false);
+	ssa_io_put(io);
 }
 
 /* Discard and write-zeroes: one child per member over its whole extent. */
@@ -355,7 +368,7 @@ int ssa_map_data(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	case SSA_OP_FLUSH:
 		/* DM core sends the data of a flush separately, after it. */
 		ssa_fork_begin(sc, io, op, start, start, sc->nr_members);
-		ssa_fork_flush(sc, io, bio);
+		ssa_fork_flush(sc, io, bio, true);
 		ssa_io_put(io);
 		return DM_MAPIO_SUBMITTED;
 	case SSA_OP_DISCARD:

@@ -119,6 +119,44 @@ srarray_bg_flush() {
 	return $rc
 }
 
+# A copy that fails: a 1 x 2 srarray whose member (over a slow ssadisk)
+# is switched, while most of 1 MiB of writes still waits to be copied,
+# to a table whose replica-1 arcs are error targets.  Every copy then
+# fails (reading replica 1 or writing it): the units are dropped, the log
+# says so, and the fsync after it fails, since those writes are on one
+# replica only.
+srarray_bg_copy_fails() {
+	local rc=0 phys=9600 t tab="" stale
+	mkdir -p "$WORK"
+	wipe 8 /dev/ram0 || return 1
+	disk_create ssat-d0 /dev/ram0 $phys mode mechanical cylinders 1000 heads 2 \
+		sectors_per_track 96 rpm 7200 seek_a 1ms seek_b 100us || return 1
+	dmsetup create ssat-m0 --table "0 $phys linear /dev/mapper/ssat-d0 0" || return 1
+	vol_create ssat-v $((phys / 2)) srarray 8 "/dev/mapper/ssat-m0 0" \
+		6 replicas 2 track_sectors 96 propagate background || return 1
+	dd if=/dev/urandom of=/dev/mapper/ssat-v bs=64k count=16 oflag=direct status=none ||
+		{ fail "dd"; rc=1; }
+	for ((t = 0; t < phys / 96; t++)); do
+		tab+="$((t * 96)) 48 linear /dev/mapper/ssat-d0 $((t * 96))"$'\n'
+		tab+="$((t * 96 + 48)) 48 error"$'\n'
+	done
+	stale=$(sr_tail ssat-v stale)
+	dmsetup load ssat-m0 <<< "$tab" && dmsetup suspend ssat-m0 && dmsetup resume ssat-m0 ||
+		{ fail "switching the member"; rc=1; }
+	info "units still to copy at the switch: $stale of 256"
+	[ "$stale" -gt 0 ] || { fail "nothing left to copy at the switch"; rc=1; }
+	python3 -c 'import os, sys; os.fsync(os.open(sys.argv[1], os.O_WRONLY))' /dev/mapper/ssat-v \
+		2>/dev/null && { fail "the fsync succeeded with writes on one replica"; rc=1; }
+	info "after the fsync: stale $(sr_tail ssat-v stale) copied $(sr_tail ssat-v copied) dropped $(sr_tail ssat-v dropped)"
+	expect_eq "stale units after the fsync" "$(sr_tail ssat-v stale)" 0 || rc=1
+	[ "$(sr_tail ssat-v dropped)" -gt 0 ] || { fail "no unit dropped"; rc=1; }
+	dmesg | grep -q "member 0: sector [0-9]* not copied" ||
+		{ fail "no log line for the failed copy"; rc=1; }
+	vol_remove ssat-v
+	dmsetup remove ssat-m0 && dmsetup remove ssat-d0
+	return $rc
+}
+
 # A test that can fail: a write planted on one replica raw is caught.
 srarray_raw_check() {
 	local rc=0 out
@@ -315,6 +353,7 @@ register srarray_bg_verify_2x2 srarray_verify 2 2 64 8 propagate background
 register srarray_bg_verify_1x4_queued srarray_verify 1 4 128 16 queue_depth 1 merge on propagate background
 register srarray_bg_verify_1x3x2_rsatf srarray_verify 2 3 96 8 copies 2 queue_depth 2 sched rsatf propagate background
 register srarray_bg_flush srarray_bg_flush
+register srarray_bg_copy_fails srarray_bg_copy_fails
 register srarray_copies_fail srarray_copies_fail
 register srarray_fail_refused srarray_fail_refused
 register srarray_raw_check srarray_raw_check
