@@ -25,16 +25,30 @@ bm_wait() {
 }
 
 # bm_writer BLOCK...: write those 4 KiB blocks of ssat-v over and over in
-# the background (BM_PID), keeping their regions dirty
+# the background (BM_PID: one fio, a job a block, each rewriting its block
+# without pause), keeping their regions dirty.  (A dd a write left a
+# region idle for over a second on the debug kernel, where the daemon
+# cleared its bit before the test's crash.)
 bm_writer() {
-	local blocks="$*"
-	( while :; do
-		for b in $blocks; do
-			dd if=/dev/urandom of=/dev/mapper/ssat-v bs=4k count=1 seek="$b" \
-				oflag=direct status=none
-		done
-	done ) &
+	local b args=()
+	for b in "$@"; do args+=(--name="b$b" --offset=$((b * 4096))); done
+	(cd /tmp && exec fio --filename=/dev/mapper/ssat-v --direct=1 --ioengine=psync \
+		--rw=write --bs=4k --size=4k --time_based --runtime=900 \
+		--output=/dev/null "${args[@]}") &
 	BM_PID=$!
+}
+
+# bm_wait_disk DEV N: until the on-device bitmap of DEV (after its 4 KiB
+# superblock) has N bits set (bounded: 30 s): what a crash would leave.
+bm_wait_disk() {
+	local i n
+	for ((i = 0; i < 300; i++)); do
+		n=$(dd if="$1" bs=4k skip=1 count=1 iflag=direct status=none |
+			python3 -c 'import sys; print(sum(bin(x).count("1") for x in sys.stdin.buffer.read()))')
+		[ "$n" = "$2" ] && return 0
+		sleep 0.1
+	done
+	fail "on-device bitmap of $1: $n bits set, not $2, after 30 s"
 }
 
 # ram_reads: reads completed on member 0 (ssat-m0, over ram0)
@@ -102,6 +116,7 @@ parity_bitmap() {
 	# without it, and its last state is what a crash would leave.
 	bm_writer 240 3696
 	bm_wait ssat-v 2/512 || rc=1
+	bm_wait_disk /dev/mapper/ssat-bm 2 || rc=1
 	klog_mark
 	dmsetup load ssat-bm --table "0 2048 error" && dmsetup suspend ssat-bm && dmsetup resume ssat-bm
 	# the next bitmap write fails: a write in a clean region needs one
@@ -258,6 +273,7 @@ mirror_bitmap() {
 	# device fails: its last state is what a crash would leave
 	bm_writer 240 3696
 	bm_wait ssat-v 2/512 || rc=1
+	bm_wait_disk /dev/mapper/ssat-bm 2 || rc=1
 	dmsetup load ssat-bm --table "0 2048 error" && dmsetup suspend ssat-bm && dmsetup resume ssat-bm
 	dd if=/dev/urandom of=$v bs=4k count=1 seek=30 oflag=direct status=none ||
 		{ fail "a write failed with the bitmap device failing"; rc=1; }
