@@ -511,13 +511,17 @@ ssadisk_suspend() {
 		--verify_fatal=1 --verify_state_save=0 --output=/tmp/ssat-fs.out) &
 	pid=$!
 	local -a f
-	wait_queued ssat-d 9 || rc=1
+	wait_queued ssat-d 24 || rc=1
 	read -ra f <<< "$(dstat ssat-d)"
 	t0=$(date +%s%N)
 	dmsetup suspend ssat-d || { fail "suspend failed"; rc=1; }
 	t1=$(date +%s%N)
-	info "suspend with ${f[8]} queued took $(((t1 - t0) / 1000000)) ms"
-	[ $(((t1 - t0) / 1000000)) -lt 3000 ] || { fail "suspend waited for the model"; rc=1; }
+	# the model would take about 440 ms a queued access; allow 3/4 of
+	# that (a fixed 3 s failed on the debug kernel beside other guests,
+	# where a forced removal alone took 3.6 s)
+	local limit=$((f[8] * 330))
+	info "suspend with ${f[8]} queued took $(((t1 - t0) / 1000000)) ms (the model: about $((f[8] * 440)) ms)"
+	[ $(((t1 - t0) / 1000000)) -lt "$limit" ] || { fail "suspend waited for the model"; rc=1; }
 	read -ra f <<< "$(dstat ssat-d)"
 	expect_eq "queue empty while suspended" "${f[8]}" 0 || rc=1
 	# back at full speed for the rest of the run
