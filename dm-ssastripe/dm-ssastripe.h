@@ -88,6 +88,7 @@ enum ssa_sync {
 struct ssa_ctx;
 struct ssa_cstate;
 struct ssad_cand;
+struct ssad_guess;
 struct ssa_parity;
 struct ssa_pop;
 struct ssa_ptask;
@@ -209,12 +210,14 @@ struct ssa_layout_ops {
 	/*
 	 * A child with cs.alts set is about to be dispatched: send it to
 	 * alternative @alt (0 .. cs.alts - 1, chosen by the dispatcher's
-	 * scheduler), or choose one if @alt < 0; set cs->msector and the
-	 * bio's sector.  Called under the member's dispatcher lock where
-	 * there is a queue.
+	 * scheduler from the member disk's answers: @c for @alt, @g for
+	 * all), or choose one if @alt < 0 (@c and @g NULL); set cs->msector
+	 * and the bio's sector.  Called under the member's dispatcher lock
+	 * where there is a queue.
 	 */
 	void (*place)(struct ssa_ctx *sc, struct bio *bio,
-		      struct ssa_cstate *cs, int alt);
+		      struct ssa_cstate *cs, int alt,
+		      const struct ssad_cand *c, const struct ssad_guess *g);
 	/*
 	 * Which of a child's alternatives hold its data now (bit r for
 	 * alternative r); without this op, all of them.

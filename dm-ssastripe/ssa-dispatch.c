@@ -73,7 +73,7 @@ static inline void ssa_place(struct ssa_ctx *sc, struct bio *bio,
 			     struct ssa_cstate *cs)
 {
 	if (unlikely(cs->alts))
-		sc->ops->place(sc, bio, cs, -1);
+		sc->ops->place(sc, bio, cs, -1, NULL, NULL);
 }
 
 static void ssa_account_issue(struct ssa_member *mb, struct ssa_cstate *cs)

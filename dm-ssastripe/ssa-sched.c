@@ -175,6 +175,6 @@ struct bio *ssa_sched_pop(struct ssa_ctx *sc, struct ssa_member *mb,
 		bio->bi_next = NULL;
 	}
 	if (cs->alts)
-		sc->ops->place(sc, bio, cs, best - k);
+		sc->ops->place(sc, bio, cs, best - k, &mb->cand[best], &g);
 	return bio;
 }

@@ -435,14 +435,30 @@ static unsigned int ssa_sr_guess(struct ssa_sr *sr, struct ssa_sr_member *sm,
 	return best;
 }
 
+/* The placement event: which replica, and what the disk predicted. */
+static void ssa_sr_trace_place(struct ssa_ctx *sc, struct bio *bio,
+			       struct ssa_cstate *cs, unsigned int r,
+			       const struct ssad_cand *c,
+			       const struct ssad_guess *g)
+{
+	struct ssa_io *io;
+
+	ssa_cstate_of(sc, bio, &io);
+	trace_ssastripe_place(sc->devt, io ? io->id : 0, cs->idx, cs->member,
+			      r, !!c, c && g->exact, cs->len,
+			      ssa_trace_mdev(sc, cs), ssa_trace_bsector(sc, cs),
+			      c ? g->start : 0, c ? c->end : 0);
+}
+
 /*
  * Dispatch of a read, or of a write with background propagation: send it
  * to replica @alt, which the dispatcher's scheduler chose from the disk's
- * prediction, or choose one (ops->place); only a replica that holds the
- * unit's data (all of them but while a write propagates).
+ * prediction (@pc, @pg), or choose one (ops->place); only a replica that
+ * holds the unit's data (all of them but while a write propagates).
  */
 static void ssa_sr_place(struct ssa_ctx *sc, struct bio *bio,
-			 struct ssa_cstate *cs, int alt)
+			 struct ssa_cstate *cs, int alt,
+			 const struct ssad_cand *pc, const struct ssad_guess *pg)
 {
 	struct ssa_sr *sr = ssa_sr_of(sc);
 	struct ssa_member *mb = &sc->members[cs->member];
@@ -463,6 +479,8 @@ static void ssa_sr_place(struct ssa_ctx *sc, struct bio *bio,
 			c[r].write = cs->op == SSA_OP_WRITE;
 		}
 		best = ssad_predict(mb->dev->bdev->bd_dev, c, n, &g);
+		pc = best >= 0 ? &c[best] : NULL;
+		pg = &g;
 	}
 	if (best >= 0) {
 		atomic64_inc(&sm->predicted);
@@ -472,12 +490,18 @@ static void ssa_sr_place(struct ssa_ctx *sc, struct bio *bio,
 		atomic64_inc(&sm->guessed);
 		WRITE_ONCE(sm->how, SSA_SR_GUESSED);
 	}
-	if (cs->op == SSA_OP_WRITE)
-		best = ssa_sr_write_placed(sr, cs->member, cs->msector, best);
+	if (cs->op == SSA_OP_WRITE) {
+		r = ssa_sr_write_placed(sr, cs->member, cs->msector, best);
+		if ((int)r != best)
+			pc = NULL;	/* its set changed: not the one predicted */
+		best = r;
+	}
 	cs->msector += (u64)best * sr->arc;
 	cs->alts = 0;
 	bio->bi_iter.bi_sector = mb->offset + cs->msector;
 	WRITE_ONCE(sm->next, cs->msector + cs->len);
+	if (trace_ssastripe_place_enabled())
+		ssa_sr_trace_place(sc, bio, cs, best, pc, pg);
 }
 
 /* The scheduler's question: which of a waiting child's replicas it may use. */

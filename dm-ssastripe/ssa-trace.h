@@ -9,6 +9,8 @@
  *   ssastripe_child_queue     a child enters its member's dispatcher
  *   ssastripe_child_dispatch  the child is sent to the member device
  *   ssastripe_child_complete  the member device completed it
+ *   ssastripe_place           srarray: the replica a child goes to, and
+ *                             when its ssadisk predicted it would end
  *   ssastripe_join            the request's last child completed
  *   ssastripe_request         the same moment, with the request's record:
  *                             every child's times (ssa-trace-abi.h)
@@ -131,6 +133,61 @@ DEFINE_EVENT_FN(ssastripe_child, ssastripe_child_complete,
 	TP_ARGS(dev, id, child, member, class, op, msector, len, qlen, status,
 		mdev, bsector),
 	ssa_trace_reg, ssa_trace_unreg);
+
+/*
+ * A child with several places (srarray's replicas) is placed on
+ * @replica, at @bsector of the member device @mdev.  @how is 1 when the
+ * member's ssadisk predicted the replicas (then @free_ns is when the disk
+ * would be free for the child and @end_ns when the chosen replica would
+ * end, on the monotonic clock; @exact says the disk serves in arrival
+ * order), 0 when the layout guessed (both times 0).  (Twelve arguments:
+ * the most a BPF program can be given.)
+ */
+TRACE_EVENT_FN(ssastripe_place,
+	TP_PROTO(dev_t dev, u64 id, u32 child, u16 member, u8 replica, u8 how,
+		 u8 exact, u32 len, dev_t mdev, u64 bsector, u64 free_ns,
+		 u64 end_ns),
+	TP_ARGS(dev, id, child, member, replica, how, exact, len, mdev,
+		bsector, free_ns, end_ns),
+	TP_STRUCT__entry(
+		__field(u64, id)
+		__field(u64, bsector)
+		__field(u64, free_ns)
+		__field(u64, end_ns)
+		__field(dev_t, dev)
+		__field(dev_t, mdev)
+		__field(u32, child)
+		__field(u32, len)
+		__field(u16, member)
+		__field(u8, replica)
+		__field(u8, how)
+		__field(u8, exact)
+	),
+	TP_fast_assign(
+		__entry->id = id;
+		__entry->bsector = bsector;
+		__entry->free_ns = free_ns;
+		__entry->end_ns = end_ns;
+		__entry->dev = dev;
+		__entry->mdev = mdev;
+		__entry->child = child;
+		__entry->len = len;
+		__entry->member = member;
+		__entry->replica = replica;
+		__entry->how = how;
+		__entry->exact = exact;
+	),
+	TP_printk("%d:%d id=%llu child=%u member=%u replica=%u %s len=%u mdev=%d:%d bsector=%llu free_ns=%llu end_ns=%llu exact=%u",
+		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->id,
+		  __entry->child, __entry->member, __entry->replica,
+		  __print_symbolic(__entry->how, { 0, "guessed" },
+				   { 1, "predicted" }),
+		  __entry->len, MAJOR(__entry->mdev), MINOR(__entry->mdev),
+		  __entry->bsector, __entry->free_ns, __entry->end_ns,
+		  __entry->exact),
+
+	ssa_trace_reg, ssa_trace_unreg
+);
 
 TRACE_EVENT_FN(ssastripe_join,
 	TP_PROTO(dev_t dev, u64 id, int status),

@@ -81,6 +81,7 @@ def check_lifecycle(events):
     errors = []
     forks, joins, records = {}, set(), set()
     stage = {}              # child -> last stage seen
+    placed = {}             # srarray child -> bsector of its place event
     children = defaultdict(int)
     order = {"child_queue": 0, "child_dispatch": 1, "child_complete": 2}
     counts = defaultdict(int)
@@ -118,8 +119,18 @@ def check_lifecycle(events):
                     (valid < children[key] and valid >= issued):
                 errors.append(f"request event of {key}: {valid} children "
                               f"recorded, {children[key]} completed")
+        elif name == "place":
+            key = child_key(ev)
+            if stage.get(key, -1) != 0 or key in placed:
+                errors.append(f"child {key}: placed at stage "
+                              f"{stage.get(key, -1)}, not once after queue")
+            placed[key] = ev["bsector"]
         elif name in order:
             key = child_key(ev)
+            if name == "child_dispatch" and key in placed and \
+                    placed.pop(key) != ev["bsector"]:
+                errors.append(f"child {key}: dispatched to sector "
+                              f"{ev['bsector']}, not where it was placed")
             req = (ev["dev"], ev["id"])
             if ev["id"] != 0:           # 0: internal work, no request
                 if req not in forks:

@@ -221,6 +221,77 @@ srarray_rotation() {
 	return $rc
 }
 
+# sr_place SCHED: "<exact> <eligible> <placed> <served>" of random 4 KiB
+# reads through a 1 x 2 srarray (queue_depth 2, sched SCHED) over one
+# mechanical ssadisk: every ssastripe_place event of the volume joined,
+# by the sector and length it names, with the disk's ssadisk_service_start
+# for that access.  Eligible: placed on the disk's prediction (exact, the
+# disk serving in arrival order) and arrived at the disk no later than the
+# moment it was predicted to be free; exact: it ended when predicted, to
+# the nanosecond.
+sr_place() {
+	local sched=$1 phys=32256 f=$WORK/sr-place.trace
+	disk_create ssat-d0 /dev/ram0 $phys mode mechanical cylinders 1000 heads 2 \
+		sectors_per_track 96 rpm 7200 seek_a 1ms seek_b 100us || return 1
+	vol_create ssat-v $((phys / 2)) srarray 8 "/dev/mapper/ssat-d0 0" \
+		8 replicas 2 track_sectors 96 queue_depth 2 sched "$sched" || return 1
+	ssadisk_trace_start "dev == $(dev_t_of ssat-d0)"
+	echo "dev == $(dev_t_of ssat-v)" > $TR/events/ssastripe/ssastripe_place/filter
+	echo 1 > $TR/events/ssastripe/ssastripe_place/enable
+	(cd /tmp && DEV=/dev/mapper/ssat-v NIOS=600 DEPTH=4 fio --section=closed \
+		--output=/dev/null "$TOP/tests/fio/ssadisk.fio") || { fail "fio"; return 1; }
+	echo 0 > $TR/events/ssastripe/ssastripe_place/enable
+	echo 0 > $TR/events/ssastripe/ssastripe_place/filter
+	ssadisk_trace_stop "$f"
+	vol_remove ssat-v
+	dmsetup remove ssat-d0
+	awk '
+	function val(k,   i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+	/ssastripe_place:/ {
+		placed++
+		key = val("bsector") " " val("len")
+		pend[key] = pend[key] " " ($0 ~ / predicted / && val("exact") == 1 ? val("free_ns") ":" val("end_ns") : "-")
+	}
+	/ssadisk_service_start:/ {
+		for (i = 1; i < NF; i++) { if ($i == "sector") s = $(i + 1); if ($i == "len") l = $(i + 1)
+			if ($i == "arrival") a = $(i + 1); if ($i == "end") e = $(i + 1) }
+		key = s " " l
+		if (!(key in pend) || pend[key] == "") next
+		served++
+		split(substr(pend[key], 2), q, " "); p = q[1]
+		pend[key] = substr(pend[key], length(p) + 2)
+		if (p == "-") next
+		split(p, fe, ":")
+		if (a + 0 > fe[1] + 0) next
+		eligible++
+		if (e == fe[2]) exact++
+	}
+	END { printf "%d %d %d %d\n", exact, eligible, placed, served }' "$f"
+}
+
+# The disk's prediction is what the disk then does: a read placed on it
+# while the disk was busy (so that it arrived before the disk was free)
+# ends at the predicted nanosecond, under FIFO and under RSATF (where the
+# scheduler's own prediction places it).  600 random 4 KiB reads, four
+# outstanding; the 2 % allowed is for two dispatches that reach the disk
+# in the other order than they were placed.
+srarray_predict_exact() {
+	local rc=0 sched exact eligible placed served
+	mkdir -p "$WORK"
+	for sched in fifo rsatf; do
+		read -r exact eligible placed served <<< "$(sr_place $sched)"
+		[ -n "$served" ] || { fail "$sched run"; return 1; }
+		info "$sched: $exact of $eligible eligible reads ended when predicted ($placed placed, $served served)"
+		[ "$placed" -ge 600 ] || { fail "$sched: $placed placement events for 600 reads"; rc=1; }
+		expect_eq "$sched: placed reads the disk served" "$served" "$placed" || rc=1
+		[ "$eligible" -ge 300 ] ||
+			{ fail "$sched: only $eligible reads reached a busy disk"; rc=1; }
+		[ $((exact * 100)) -ge $((eligible * 98)) ] ||
+			{ fail "$sched: $exact of $eligible ended when predicted"; rc=1; }
+	done
+	return $rc
+}
+
 # 2 x 2 x 2 (copies 2) over failable members, member 1 an error device:
 # reads that meet it are retried on member 0 (a 1 MiB read spreads its
 # pieces over both copies), and, after a reload, writes that meet it
@@ -364,5 +435,6 @@ register srarray_copies_fail srarray_copies_fail
 register srarray_fail_refused srarray_fail_refused
 register srarray_raw_check srarray_raw_check
 register_clocked srarray_rotation srarray_rotation
+register srarray_predict_exact srarray_predict_exact
 register srarray_bad_tables srarray_bad_tables
 register srarray_remove_in_flight srarray_remove_in_flight

@@ -54,3 +54,26 @@ def test_more_children_recorded_than_completed_is_an_error():
     lines = request(1)
     lines[5] = lines[5].replace("children=1/1", "children=2/2")
     assert any("2 children recorded, 1 completed" in e for e in errors(lines))
+
+
+def placed(rid, at=2, bsector=64, dispatched=64):
+    """A one-child srarray read whose place event sits at line @at."""
+    pre = "fio-311 [001] ..... "
+    lines = request(rid, record=False)
+    lines[2] += f" mdev=254:1 bsector={dispatched}"
+    lines.insert(at, f"{pre}1.{rid}025: ssastripe_place: 254:0 id={rid} child=0 member=1 "
+                 f"replica=1 predicted len=8 mdev=254:1 bsector={bsector} "
+                 "free_ns=100 end_ns=200 exact=1")
+    return lines
+
+
+def test_a_place_between_queue_and_dispatch_to_its_sector():
+    assert errors(placed(1)) == []
+
+
+def test_a_dispatch_elsewhere_than_the_place_is_an_error():
+    assert any("not where it was placed" in e for e in errors(placed(1, dispatched=0)))
+
+
+def test_a_place_before_the_queue_is_an_error():
+    assert any("placed at stage" in e for e in errors(placed(1, at=1)))
