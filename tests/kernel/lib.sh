@@ -24,6 +24,22 @@ expect_eq() {
 sectors() { blockdev --getsz "$1"; }
 
 # A volume over members: vol_create NAME LEN_SECTORS LAYOUT CHUNK "DEV OFF ..." [OPTS...]
+# suspend_drained NAME N TAG: suspend NAME, check that none of its N
+# members has a child in flight, resume; failures name TAG.
+suspend_drained() {
+	local name=$1 n=$2 tag=$3 rc=0 m
+	dmsetup suspend "$name" || { fail "suspend $tag failed"; return 1; }
+	expect_eq "children in flight while suspended ($tag)" \
+		"$(for ((m = 0; m < n; m++)); do mstat "$name" $m inflight; done |
+		   awk '{ s += $1 } END { print s }')" 0 || rc=1
+	dmsetup resume "$name" || { fail "resume $tag failed"; rc=1; }
+	return $rc
+}
+
+# An ssadisk model (disk_create's arguments): 7200 rpm, 96 sectors a
+# track, two heads, 1000 cylinders; the scheduler and srarray tests'.
+DISK96="mode mechanical cylinders 1000 heads 2 sectors_per_track 96 rpm 7200 seek_a 1ms seek_b 100us"
+
 vol_create() {
 	local name=$1 len=$2 layout=$3 chunk=$4 members=$5
 	shift 5

@@ -5,14 +5,12 @@
 # and RLOOK against FIFO, and further with srarray's replicas); input
 # checks.
 
-SCHED_DISK="mode mechanical cylinders 1000 heads 2 sectors_per_track 96 rpm 7200 seek_a 1ms seek_b 100us"
-
 # sched_verify LAYOUT SCHED: fio crc32c over two ssadisk members (a tenth
 # of the disk's times), queue_depth 2, the order switched mid-run
 sched_verify() {
 	local layout=$1 sched=$2 other rc=0 pid opts len i m=""
 	for i in 0 1; do
-		disk_create ssat-d$i /dev/ram$i 32256 $SCHED_DISK time_scale 0.1 || return 1
+		disk_create ssat-d$i /dev/ram$i 32256 $DISK96 time_scale 0.1 || return 1
 		m+="/dev/mapper/ssat-d$i 0 "
 	done
 	case $layout in
@@ -51,7 +49,7 @@ sched_verify() {
 sched_svc() {
 	local layout=$1 sched=$2 len=32256 svc
 	shift 2
-	disk_create ssat-d0 /dev/ram0 32256 $SCHED_DISK || return 1
+	disk_create ssat-d0 /dev/ram0 32256 $DISK96 || return 1
 	[ "$layout" = srarray ] && len=$((32256 / 2))
 	vol_create ssat-v $len "$layout" 8 "/dev/mapper/ssat-d0 0" \
 		$((4 + $#)) queue_depth 2 sched "$sched" "$@" || return 1

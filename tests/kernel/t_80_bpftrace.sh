@@ -59,3 +59,35 @@ bt_ssadisk() {
 	return $rc
 }
 register bpftrace_ssadisk bt_ssadisk
+
+# ssaplace.bt over a 1 x 2 srarray of one emulated disk, queue_depth 2 (a
+# read is placed while the disk is busy): placements are counted, and the
+# disk's prediction held for the reads that arrived on time
+bt_ssaplace() {
+	local rc=0 maj on exact re
+	command -v bpftrace >/dev/null || { skip "bpftrace not installed"; return; }
+	mkdir -p "$WORK"
+	disk_create ssat-d0 /dev/ram0 32256 $DISK96 || return 1
+	vol_create ssat-b 16128 srarray 8 "/dev/mapper/ssat-d0 0" 8 replicas 2 \
+		track_sectors 96 queue_depth 2 sched rsatf || return 1
+	bt_start "$WORK/bt.out" "Hit Ctrl-C" "$TOP/bpf/ssaplace.bt" || return 1
+	(cd /tmp && DEV=/dev/mapper/ssat-b NIOS=400 DEPTH=4 fio --section=closed \
+		--output=/dev/null "$TOP/tests/fio/ssadisk.fio") || { bt_stop; fail "fio"; return 1; }
+	bt_stop
+	head -c 3000 "$WORK/bt.out"
+	maj=$(dm_major ssat-b)
+	for re in "^@placed\\[$maj, [0-9]+, predicted\\]: [0-9]+" "^@replica\\[$maj, [0-9]+, 1\\]: [0-9]+" \
+		"^@on_time\\[$maj, [0-9]+\\]: [0-9]+" "^@exact\\[$maj, [0-9]+\\]: [0-9]+"; do
+		grep -Eq -- "$re" "$WORK/bt.out" || { fail "ssaplace.bt output lacks /$re/"; rc=1; }
+	done
+	grep -qi "error" "$WORK/bt.out" && { fail "ssaplace.bt reported an error"; rc=1; }
+	on=$(awk -F': ' '/^@on_time\[/ { print $2 }' "$WORK/bt.out")
+	exact=$(awk -F': ' '/^@exact\[/ { print $2 }' "$WORK/bt.out")
+	info "ssaplace.bt: $exact of $on on-time reads ended when predicted"
+	[ "${on:-0}" -ge 200 ] && [ $((${exact:-0} * 100)) -ge $((on * 98)) ] ||
+		{ fail "ssaplace.bt: ${exact:-0} of ${on:-0} on time ended when predicted"; rc=1; }
+	vol_remove ssat-b
+	dmsetup remove ssat-d0
+	return $rc
+}
+register bpftrace_ssaplace bt_ssaplace
