@@ -5,16 +5,19 @@
 # and RLOOK against FIFO, and further with srarray's replicas); input
 # checks.
 
-# sched_verify LAYOUT SCHED: fio crc32c over two ssadisk members (a tenth
-# of the disk's times), queue_depth 2, the order switched mid-run
+# sched_verify LAYOUT SCHED [OPTS...]: fio crc32c over two ssadisk members
+# (a tenth of the disk's times), queue_depth 2, the order switched
+# mid-run; srarray with "propagate background": then a suspend leaves
+# nothing stale and equal raw replicas
 sched_verify() {
-	local layout=$1 sched=$2 other rc=0 pid opts len i m=""
+	local layout=$1 sched=$2 other rc=0 pid opts len i m="" out
+	shift 2
 	for i in 0 1; do
 		disk_create ssat-d$i /dev/ram$i 32256 $DISK96 time_scale 0.1 || return 1
 		m+="/dev/mapper/ssat-d$i 0 "
 	done
 	case $layout in
-	srarray) opts="8 replicas 2 track_sectors 96 sched $sched queue_depth 2" len=32256 ;;
+	srarray) opts="$((8 + $#)) replicas 2 track_sectors 96 sched $sched queue_depth 2 $*" len=32256 ;;
 	mirror) opts="6 sched $sched queue_depth 2 copies 2" len=32256 ;;
 	*) opts="4 sched $sched queue_depth 2" len=64512 ;;
 	esac
@@ -33,6 +36,13 @@ sched_verify() {
 			{ fail "IMA status: $(dmsetup measure ssat-v)"; rc=1; }
 	fi
 	expect_eq "health" "$(vstat ssat-v health)" AA || rc=1
+	if [[ " $* " == *" propagate background "* ]]; then
+		dmsetup suspend ssat-v && dmsetup resume ssat-v || { fail "suspend/resume"; rc=1; }
+		info "propagation: copied $(sr_tail ssat-v copied) dropped $(sr_tail ssat-v dropped)"
+		expect_eq "stale units after a suspend" "$(sr_tail ssat-v stale)" 0 || rc=1
+		[ "$(sr_tail ssat-v copied)" -gt 0 ] || { fail "no unit copied in the background"; rc=1; }
+		out=$($CHECK_SR ssat-v) || { fail "raw check: $out"; rc=1; }
+	fi
 	vol_remove ssat-v
 	dmsetup remove ssat-d0
 	dmsetup remove ssat-d1
@@ -109,5 +119,7 @@ register sched_verify_stripe_rsatf sched_verify stripe rsatf
 register sched_verify_mirror_rlook sched_verify mirror rlook
 register sched_verify_srarray_rsatf sched_verify srarray rsatf
 register sched_verify_srarray_rlook sched_verify srarray rlook
+register sched_verify_srarray_rsatf_bg sched_verify srarray rsatf propagate background
+register sched_verify_srarray_rlook_bg sched_verify srarray rlook propagate background
 register_clocked sched_orders sched_orders
 register sched_bad_input sched_bad_input
