@@ -475,6 +475,26 @@ bool ssa_member_fault(blk_status_t status, struct bio *bio);
 void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
 		      struct bio *bio);
 void ssa_member_fail(struct ssa_ctx *sc, unsigned int m);
+
+/*
+ * Read children that failed on their member, sent again from process
+ * context, each to a copy it has not been sent to (mirror, srarray).
+ * @next picks that member and sets the child's place for it (cs.msector,
+ * cs.alts), or returns < 0 when none is left; @put frees a child.
+ */
+struct ssa_retry {
+	struct ssa_ctx *sc;
+	int (*next)(struct ssa_ctx *sc, struct ssa_child *c);
+	void (*put)(struct bio *bio);
+	spinlock_t lock;		/* protects @list */
+	struct bio_list list;
+	struct work_struct work;
+};
+
+void ssa_retry_init(struct ssa_retry *r, struct ssa_ctx *sc,
+		    int (*next)(struct ssa_ctx *sc, struct ssa_child *c),
+		    void (*put)(struct bio *bio));
+void ssa_retry_add(struct ssa_retry *r, struct bio *bio);
 /* ssa-sched.c: the order a member's dispatcher serves a class in */
 #define SSA_SCHED_CANDS		64	/* places considered a decision */
 #define SSA_SCHED_MAX_PASSES	64	/* then the oldest child goes */

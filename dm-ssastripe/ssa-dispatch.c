@@ -379,6 +379,69 @@ bool ssa_member_fault(blk_status_t status, struct bio *bio)
 	       !(bio && bio->bi_opf & REQ_RAHEAD);
 }
 
+static void ssa_retry_work(struct work_struct *work)
+{
+	struct ssa_retry *r = container_of(work, struct ssa_retry, work);
+	struct ssa_ctx *sc = r->sc;
+	struct bio_list list;
+	struct bio *bio;
+
+	spin_lock_irq(&r->lock);
+	list = r->list;
+	bio_list_init(&r->list);
+	spin_unlock_irq(&r->lock);
+
+	while ((bio = bio_list_pop(&list))) {
+		struct ssa_child *c = container_of(bio, struct ssa_child, bio);
+		struct ssa_cstate *cs = &c->cs;
+		u32 set = cs->member / sc->copies;
+		struct ssa_member *mb;
+		int m = r->next(sc, c);
+
+		if (m < 0) {
+			DMERR_LIMIT("%s: read of sectors %llu+%u failed on every copy of set %u",
+				    dm_device_name(dm_table_get_md(sc->ti->table)),
+				    (unsigned long long)cs->msector, cs->len, set);
+			ssa_io_set_error(c->io, BLK_STS_IOERR);
+			r->put(bio);
+			ssa_io_put(c->io);
+			continue;
+		}
+		mb = &sc->members[m];
+		c->tried |= BIT_ULL(m);
+		cs->member = m;
+		bio->bi_iter = c->iter;
+		bio->bi_iter.bi_sector = mb->offset + cs->msector;
+		bio->bi_status = BLK_STS_OK;
+		bio_set_dev(bio, mb->dev->bdev);
+		atomic_inc(&mb->outstanding);
+		ssa_submit_child(sc, bio, c->io, cs, false);
+	}
+}
+
+void ssa_retry_init(struct ssa_retry *r, struct ssa_ctx *sc,
+		    int (*next)(struct ssa_ctx *sc, struct ssa_child *c),
+		    void (*put)(struct bio *bio))
+{
+	r->sc = sc;
+	r->next = next;
+	r->put = put;
+	spin_lock_init(&r->lock);
+	bio_list_init(&r->list);
+	INIT_WORK(&r->work, ssa_retry_work);
+}
+
+/* Any context: the child's completion. */
+void ssa_retry_add(struct ssa_retry *r, struct bio *bio)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&r->lock, flags);
+	bio_list_add(&r->list, bio);
+	spin_unlock_irqrestore(&r->lock, flags);
+	queue_work(r->sc->wq, &r->work);
+}
+
 void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
 		      struct bio *bio)
 {

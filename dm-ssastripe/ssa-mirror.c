@@ -177,7 +177,6 @@ static void ssa_mirror_endio(struct bio *bio)
 	struct ssa_io *io = c->io;
 	struct ssa_mirror *mi = ssa_mirror_of(sc);
 	blk_status_t status = bio->bi_status;
-	unsigned long flags;
 
 	atomic_dec(&sc->members[c->cs.member].outstanding);
 	ssa_child_done(sc, bio, io, &c->cs, status);
@@ -185,10 +184,7 @@ static void ssa_mirror_endio(struct bio *bio)
 		ssa_io_set_error(io, status);
 	} else if (unlikely(status) && c->cs.op == SSA_OP_READ) {
 		/* another copy may have it: retry from process context */
-		spin_lock_irqsave(&mi->retry_lock, flags);
-		bio_list_add(&mi->retry, bio);
-		spin_unlock_irqrestore(&mi->retry_lock, flags);
-		queue_work(sc->wq, &mi->retry_work);
+		ssa_retry_add(&mi->retry, bio);
 		return;
 	} else if (unlikely(status)) {
 		atomic64_or(BIT_ULL(c->cs.member), &io->failed);
@@ -197,48 +193,13 @@ static void ssa_mirror_endio(struct bio *bio)
 	ssa_io_put(io);
 }
 
-/* Retry failed read children, each on a copy it has not been sent to. */
-static void ssa_mirror_retry_work(struct work_struct *work)
+/* A failed read child's next copy: one of its set it has not been sent to. */
+static int ssa_mirror_retry_next(struct ssa_ctx *sc, struct ssa_child *c)
 {
-	struct ssa_mirror *mi = container_of(work, struct ssa_mirror,
-					     retry_work);
-	struct ssa_ctx *sc = mi->sc;
-	struct bio_list list;
-	struct bio *bio;
+	struct ssa_cstate *cs = &c->cs;
 
-	spin_lock_irq(&mi->retry_lock);
-	list = mi->retry;
-	bio_list_init(&mi->retry);
-	spin_unlock_irq(&mi->retry_lock);
-
-	while ((bio = bio_list_pop(&list))) {
-		struct ssa_child *c = ssa_child_of(bio);
-		struct ssa_cstate *cs = &c->cs;
-		u32 set = cs->member / sc->copies;
-		struct ssa_member *mb;
-		int m;
-
-		m = ssa_choose(sc, set, cs->msector, cs->msector + cs->len,
-			       c->tried);
-		if (m < 0) {
-			DMERR_LIMIT("%s: read of sectors %llu+%u failed on every copy of set %u",
-				    dm_device_name(dm_table_get_md(sc->ti->table)),
-				    (unsigned long long)cs->msector, cs->len, set);
-			ssa_io_set_error(c->io, BLK_STS_IOERR);
-			ssa_mirror_child_put(bio);
-			ssa_io_put(c->io);
-			continue;
-		}
-		mb = &sc->members[m];
-		c->tried |= BIT_ULL(m);
-		cs->member = m;
-		bio->bi_iter = c->iter;
-		bio->bi_iter.bi_sector = mb->offset + cs->msector;
-		bio->bi_status = BLK_STS_OK;
-		bio_set_dev(bio, mb->dev->bdev);
-		atomic_inc(&mb->outstanding);
-		ssa_submit_child(sc, bio, c->io, cs, false);
-	}
+	return ssa_choose(sc, cs->member / sc->copies, cs->msector,
+			  cs->msector + cs->len, c->tried);
 }
 
 /* How the fork walks a request: count its children, or issue them. */
@@ -631,7 +592,7 @@ static void ssa_mirror_free(struct ssa_ctx *sc)
 		return;
 	ssa_mirror_stop(sc);
 	ssa_bm_free(mi->bm);
-	/* @retry_work ran on sc->wq, drained when ssa_free() destroyed it */
+	/* @retry.work ran on sc->wq, drained when ssa_free() destroyed it */
 	if (mi->wq)
 		destroy_workqueue(mi->wq);
 	ssa_pages_free(mi->pages);
@@ -653,9 +614,8 @@ static int ssa_mirror_alloc(struct ssa_ctx *sc)
 	sc->priv = mi;
 	mi->sc = sc;
 	atomic_set(&mi->rr, 0);
-	spin_lock_init(&mi->retry_lock);
-	bio_list_init(&mi->retry);
-	INIT_WORK(&mi->retry_work, ssa_mirror_retry_work);
+	ssa_retry_init(&mi->retry, sc, ssa_mirror_retry_next,
+		       ssa_mirror_child_put);
 	spin_lock_init(&mi->lock);
 	INIT_LIST_HEAD(&mi->writes);
 	bio_list_init(&mi->deferred);

@@ -44,9 +44,7 @@ struct ssa_mirror {
 	struct ssa_ctx *sc;
 	struct ssa_bitmap *bm;	/* option "bitmap": rows are member chunks */
 	atomic_t rr;		/* round-robin position of reads */
-	spinlock_t retry_lock;
-	struct bio_list retry;	/* read children to retry on another copy */
-	struct work_struct retry_work;
+	struct ssa_retry retry;	/* read children to retry on another copy */
 
 	struct workqueue_struct *wq;	/* rebuild only */
 	struct work_struct work;	/* the rebuild */

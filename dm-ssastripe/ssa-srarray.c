@@ -90,7 +90,8 @@ static int ssa_sr_check_geometry(struct ssa_ctx *sc)
 	return 0;
 }
 
-static void ssa_sr_retry_work(struct work_struct *work);
+static int ssa_sr_retry_next(struct ssa_ctx *sc, struct ssa_child *c);
+static void ssa_sr_child_put(struct bio *bio);
 
 static int ssa_sr_alloc(struct ssa_ctx *sc)
 {
@@ -103,9 +104,7 @@ static int ssa_sr_alloc(struct ssa_ctx *sc)
 		return -ENOMEM;
 	}
 	sr->sc = sc;
-	spin_lock_init(&sr->retry_lock);
-	bio_list_init(&sr->retry);
-	INIT_WORK(&sr->retry_work, ssa_sr_retry_work);
+	ssa_retry_init(&sr->retry, sc, ssa_sr_retry_next, ssa_sr_child_put);
 	sr->replicas = sc->opt[SSA_OPT_REPLICAS];
 	sr->track = sc->opt[SSA_OPT_TRACK_SECTORS];
 	sr->arc = sr->track / sr->replicas;
@@ -135,7 +134,7 @@ static void ssa_sr_free(struct ssa_ctx *sc)
 
 	if (!sr)
 		return;
-	cancel_work_sync(&sr->retry_work);
+	cancel_work_sync(&sr->retry.work);
 	ssa_sr_prop_free(sr);
 	kfree(sr);
 	sc->priv = NULL;
@@ -310,7 +309,7 @@ static bool ssa_sr_set_alive(struct ssa_ctx *sc, unsigned int m)
 
 /*
  * A child completed.  A read that failed on its member goes to another
- * copy (ssa_sr_retry_work()); a write that failed on a member that has
+ * copy (ssa_sr_retry_next()); a write that failed on a member that has
  * failed stands if another copy of its set is alive (its own children
  * carry the data; if they fail too, the last of them sets the error).
  */
@@ -321,7 +320,6 @@ static void ssa_sr_endio(struct bio *bio)
 	struct ssa_sr *sr = ssa_sr_of(sc);
 	struct ssa_io *io = c->io;
 	blk_status_t status = bio->bi_status;
-	unsigned long flags;
 
 	ssa_child_done(sc, bio, io, &c->cs, status);
 	if (sr->prop && c->cs.op == SSA_OP_WRITE)
@@ -333,10 +331,7 @@ static void ssa_sr_endio(struct bio *bio)
 		bool fault = ssa_member_fault(status, bio);
 
 		if (fault && c->cs.op == SSA_OP_READ && sc->copies > 1) {
-			spin_lock_irqsave(&sr->retry_lock, flags);
-			bio_list_add(&sr->retry, bio);
-			spin_unlock_irqrestore(&sr->retry_lock, flags);
-			queue_work(sc->wq, &sr->retry_work);
+			ssa_retry_add(&sr->retry, bio);
 			return;
 		}
 		if (!fault || c->cs.op != SSA_OP_WRITE || sc->copies < 2 ||
@@ -347,50 +342,24 @@ static void ssa_sr_endio(struct bio *bio)
 	ssa_io_put(io);
 }
 
-/* Failed reads, each again on a copy it has not been sent to. */
-static void ssa_sr_retry_work(struct work_struct *work)
+/* A failed read's next copy: a live one of its set not yet tried. */
+static int ssa_sr_retry_next(struct ssa_ctx *sc, struct ssa_child *c)
 {
-	struct ssa_sr *sr = container_of(work, struct ssa_sr, retry_work);
-	struct ssa_ctx *sc = sr->sc;
-	struct bio_list list;
-	struct bio *bio;
+	struct ssa_sr *sr = ssa_sr_of(sc);
+	struct ssa_cstate *cs = &c->cs;
+	int m;
 
-	spin_lock_irq(&sr->retry_lock);
-	list = sr->retry;
-	bio_list_init(&sr->retry);
-	spin_unlock_irq(&sr->retry_lock);
-
-	while ((bio = bio_list_pop(&list))) {
-		struct ssa_child *c = to_child(bio);
-		struct ssa_cstate *cs = &c->cs;
-		u64 u0 = ssa_sr_base(sr, cs->msector);
-		struct ssa_member *mb;
-		int m;
-
-		m = ssa_sr_choose(sc, cs->member / sc->copies, u0, cs->len,
-				  ssa_sr_live(sc), c->tried);
-		if (m < 0) {
-			DMERR_LIMIT("%s: read of sectors %llu+%u failed on every copy of set %u",
-				    dm_device_name(dm_table_get_md(sc->ti->table)),
-				    (unsigned long long)u0, cs->len,
-				    cs->member / sc->copies);
-			ssa_io_set_error(c->io, BLK_STS_IOERR);
-			bio_put(bio);
-			ssa_io_put(c->io);
-			continue;
-		}
-		mb = &sc->members[m];
-		c->tried |= BIT_ULL(m);
-		cs->member = m;
-		cs->msector = u0;
+	cs->msector = ssa_sr_base(sr, cs->msector);	/* placed again */
+	m = ssa_sr_choose(sc, cs->member / sc->copies, cs->msector, cs->len,
+			  ssa_sr_live(sc), c->tried);
+	if (m >= 0)
 		cs->alts = sr->replicas > 1 ? sr->replicas : 0;
-		bio->bi_iter = c->iter;
-		bio->bi_iter.bi_sector = mb->offset + u0;
-		bio->bi_status = BLK_STS_OK;
-		bio_set_dev(bio, mb->dev->bdev);
-		atomic_inc(&mb->outstanding);
-		ssa_submit_child(sc, bio, c->io, cs, false);
-	}
+	return m;
+}
+
+static void ssa_sr_child_put(struct bio *bio)
+{
+	bio_put(bio);
 }
 
 /*

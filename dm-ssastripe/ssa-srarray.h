@@ -73,9 +73,7 @@ struct ssa_sr {
 	u32 arc;		/* track / replicas */
 	u8 all;			/* every replica, as a mask */
 	/* reads to retry on another copy, from process context */
-	spinlock_t retry_lock;
-	struct bio_list retry;
-	struct work_struct retry_work;
+	struct ssa_retry retry;
 	struct ssa_sr_prop *prop;	/* NULL: foreground propagation */
 	struct ssa_sr_member m[];
 };
