@@ -275,9 +275,14 @@ def test_align_shift_range(dev):
 
 
 def test_seq_pattern(dev):
+    # how the requests split between the clients is timing's: with no
+    # think time one client took all 400 on a loaded CI host (the other
+    # thread was not run before they were gone); 2 ms of constant think
+    # time paces each client, so a run lasts ~0.4 s and both take part
     ln = 256 << 10
     _, rows, _ = run(dev, "--closed", 2, "--requests", 400, "--pattern", "seq",
-                     "--sizes", "uniform:4", "--range", f"0:{ln}")
+                     "--sizes", "uniform:4", "--range", f"0:{ln}",
+                     "--think", 2, "--think-dist", "const")
     by = collections.defaultdict(list)
     for r in rows:
         by[r["client"]].append(r)
