@@ -109,6 +109,7 @@ quick = false
     (("rate = [10, 20]", "rate = [10, 0]"), "rate > 0"),
     (('title = "t"\n', ""), "missing title"),
     (("p_read = 0.25", "p_read = 1.5"), "p_read"),
+    (("[volume]", "[volume]\nprefill = 1"), "volume.prefill must be true or false"),
 ])
 def test_bad_specs_name_the_problem(tmp_path, edit, msg):
     text = BASE.replace(*edit, 1)
@@ -452,3 +453,22 @@ def test_array_model_write_policy(tmp_path):
     p["model"]["write_policy"] = "sideways"
     with pytest.raises(ValueError, match="write_policy"):
         ex.model_point(p)
+
+
+def test_prefill_writes_the_members_ramdisks(monkeypatch):
+    """volume.prefill: labrun writes each member's ramdisk end to end
+    after loading brd (its pages then hold memory before the first
+    point); without it, none."""
+    from ssa import labrun
+
+    calls = []
+    monkeypatch.setattr(labrun, "sh", lambda cmd, check=True, **kw: calls.append(cmd))
+    monkeypatch.setattr(labrun.os.path, "exists", lambda p: True)
+    assert labrun.fresh_ramdisks(4, 64, prefill=3) == [f"/dev/ram{i}" for i in range(4)]
+    dd = [c for c in calls if c[0] == "dd"]
+    assert [c[2] for c in dd] == ["of=/dev/ram0", "of=/dev/ram1", "of=/dev/ram2"]
+    assert all("bs=1M" in c and "count=64" in c and "oflag=direct" in c for c in dd)
+    assert calls.index(["rmmod", "brd"]) < calls.index(dd[0])
+    calls.clear()
+    labrun.fresh_ramdisks(4, 64)
+    assert not [c for c in calls if c[0] == "dd"]

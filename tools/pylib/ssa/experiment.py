@@ -64,7 +64,7 @@ MECHANICAL_PRESETS = {
                   "rotation": 60.0 / 10000, "seek_a": 1e-3, "seek_b": 74e-6},
 }
 
-_VOLUME_KEYS = {"layout", "members", "chunk_kb", "member_mb", "options", "copies"}
+_VOLUME_KEYS = {"layout", "members", "chunk_kb", "member_mb", "options", "copies", "prefill"}
 _WORKLOAD_KEYS = {"generator", "mode", "rate", "mpl", "think_ms", "think_dist", "p_read",
                   "sizes", "block", "pattern", "requests", "warmup", "skew", "align",
                   "offset_shift", "arrivals", "job", "runtime_s", "max_outstanding", "load",
@@ -255,6 +255,8 @@ def _check_point(p: dict, path: str) -> None:
         ck = v.get("chunk_kb", 0)
         if dr < 1 or track % dr or (track // dr * SECTOR) % max(int(ck * KB), 1):
             raise SpecError(f"{where}: srarray: the chunk must divide track_sectors / replicas")
+    if not isinstance(v.get("prefill", False), bool):
+        raise SpecError(f"{where}: volume.prefill must be true or false")
     ck = v.get("chunk_kb")
     if not isinstance(ck, (int, float)) or ck <= 0 or (ck * KB) % SECTOR:
         raise SpecError(f"{where}: volume.chunk_kb must be a positive multiple of 0.5")

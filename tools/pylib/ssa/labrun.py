@@ -75,17 +75,27 @@ def create(devices: list[list[str]]) -> None:
                            f"kernel: {dmesg_tail()}; tables: {devices}")
 
 
-def fresh_ramdisks(count: int, mb: int) -> list[str]:
+def fresh_ramdisks(count: int, mb: int, prefill: int = 0) -> list[str]:
     """Zeroed ramdisks: brd reloaded, so a parity volume created with
-    initial_sync off starts in sync whatever the last point wrote."""
+    initial_sync off starts in sync whatever the last point wrote.
+
+    With ``prefill`` the first that many are written with zeros end to
+    end: brd gives a page its memory (zeroed) at the page's first write,
+    and on the guest's one CPU that work would be added to the measured
+    writes until every page had been written once (volume.prefill,
+    Documentation/experiments.rst)."""
     sh(["rmmod", "brd"], check=False)
     sh(["modprobe", "brd", f"rd_nr={count}", f"rd_size={mb * 1024}"])
     devs = [f"/dev/ram{i}" for i in range(count)]
     for _ in range(100):
         if all(os.path.exists(d) for d in devs):
-            return devs
+            break
         time.sleep(0.05)
-    raise RuntimeError(f"brd did not make {count} ramdisks")
+    else:
+        raise RuntimeError(f"brd did not make {count} ramdisks")
+    for d in devs[:prefill]:
+        sh(["dd", "if=/dev/zero", f"of={d}", "bs=1M", f"count={mb}", "oflag=direct"])
+    return devs
 
 
 def start_trace(pdir: str, scratch: str, dev: str) -> subprocess.Popen:
@@ -176,7 +186,9 @@ def run_point(point: dict, plan: dict, outdir: str) -> dict:
     if _current != point["devices"]:
         teardown()
         _current = None
-        backing = fresh_ramdisks(plan["ramdisks"], plan["ramdisk_mb"])
+        vol = point["volume"]
+        backing = fresh_ramdisks(plan["ramdisks"], plan["ramdisk_mb"],
+                                 vol["members"] if vol.get("prefill") else 0)
         if backing != [f"/dev/ram{i}" for i in range(plan["ramdisks"])]:
             raise RuntimeError(f"unexpected ramdisks {backing}")
         phase("ramdisks")
