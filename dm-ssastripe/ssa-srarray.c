@@ -198,6 +198,12 @@ static int ssa_sr_choose(struct ssa_ctx *sc, u32 set, u64 u0, u32 len,
 	return best >= 0 ? best : fewest;
 }
 
+/* Has @set a copy in @live? */
+static bool ssa_sr_set_live(struct ssa_ctx *sc, u64 live, u32 set)
+{
+	return live >> (set * sc->copies) & GENMASK_ULL(sc->copies - 1, 0);
+}
+
 static void ssa_sr_endio(struct bio *bio);
 
 /*
@@ -255,8 +261,9 @@ static int ssa_sr_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	for (ls = start; ls < end; ls += len) {
 		ssa_stripe_map(&sc->geom, ls, &e);
 		len = min(e.len, end - ls);
+		/* a piece whose set has no live copy fails without a child */
 		if (op == SSA_OP_READ)
-			children++;
+			children += ssa_sr_set_live(sc, live, e.member);
 		else
 			for (k = 0; k < copies; k++)
 				if (live & BIT_ULL(e.member * copies + k))
@@ -289,7 +296,7 @@ static int ssa_sr_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 				ssa_sr_child(sc, io, bio, ls - start, len, m,
 					     u0 + (u64)r * sr->arc, false);
 		}
-		if (!(live >> (e.member * copies) & GENMASK_ULL(copies - 1, 0)))
+		if (!ssa_sr_set_live(sc, live, e.member))
 			ssa_io_set_error(io, BLK_STS_IOERR);
 	}
 	ssa_io_put(io);

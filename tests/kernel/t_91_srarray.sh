@@ -293,7 +293,9 @@ srarray_predict_exact() {
 # pieces over both copies), and, after a reload, writes that meet it
 # stand on member 0; the data read back is what was written, a verify
 # passes degraded, failing member 0 (the last copy of its set) is refused,
-# and the live copies are checked raw.
+# and the live copies are checked raw; then set 1 loses its last copy:
+# its pieces fail, set 0's read, and the trace's forks count only the
+# children issued (check_trace.py).
 srarray_copies_fail() {
 	local rc=0 members len=$((2 * 8192)) out
 	mkdir -p "$WORK"
@@ -327,6 +329,23 @@ srarray_copies_fail() {
 	expect_eq "health after the fails" "$(vstat ssat-v health)" ADAD || rc=1
 	out=$($CHECK_SR ssat-v --skip 1 --skip 3) || { fail "raw check of the live copies: $out"; rc=1; }
 	info "$out"
+	# set 1's last copy fails too: its chunks (4 KiB, every other one)
+	# fail without a child, set 0's still read, and every traced fork
+	# announces the children it issued
+	dmsetup load ssat-m2 --table "0 16384 error" && dmsetup suspend ssat-m2 && dmsetup resume ssat-m2
+	trace_start || return 1
+	dd if=/dev/mapper/ssat-v of=/dev/null bs=4k count=1 iflag=direct status=none ||
+		{ fail "set 0's first chunk unreadable"; rc=1; }
+	dd if=/dev/mapper/ssat-v of=/dev/null bs=4k skip=1 count=1 iflag=direct status=none 2>/dev/null &&
+		{ fail "set 1's chunk read with no live copy"; rc=1; }
+	dd if=/dev/mapper/ssat-v of=/dev/null bs=64k count=4 iflag=direct status=none 2>/dev/null &&
+		{ fail "reads across set 1 succeeded"; rc=1; }
+	trace_stop "$WORK/trace.txt"
+	expect_eq "health with set 1 lost" "$(vstat ssat-v health)" ADDD || rc=1
+	python3 "$TOP/tests/kernel/check_trace.py" "$WORK/trace.txt" > "$WORK/check.out" ||
+		{ cat "$WORK/check.out"; fail "trace of reads with no live copy"; rc=1; }
+	[ "$(grep -c "ssastripe_fork:" "$WORK/trace.txt")" -ge 3 ] ||
+		{ fail "fewer than the 3 reads' forks traced"; rc=1; }
 	vol_remove ssat-v
 	return $rc
 }
