@@ -132,15 +132,17 @@ srarray_bg_copy_fails() {
 	dmsetup create ssat-m0 --table "0 $phys linear /dev/mapper/ssat-d0 0" || return 1
 	vol_create ssat-v $((phys / 2)) srarray 8 "/dev/mapper/ssat-m0 0" \
 		6 replicas 2 track_sectors 96 propagate background || return 1
-	dd if=/dev/urandom of=/dev/mapper/ssat-v bs=64k count=16 oflag=direct status=none ||
-		{ fail "dd"; rc=1; }
+	# the new table is loaded (inactive) first: after the writes only
+	# the suspend and resume stand between them and the switch
 	for ((t = 0; t < phys / 96; t++)); do
 		tab+="$((t * 96)) 48 linear /dev/mapper/ssat-d0 $((t * 96))"$'\n'
 		tab+="$((t * 96 + 48)) 48 error"$'\n'
 	done
+	dmsetup load ssat-m0 <<< "$tab" || { fail "loading the member's table"; rc=1; }
+	dd if=/dev/urandom of=/dev/mapper/ssat-v bs=64k count=16 oflag=direct status=none ||
+		{ fail "dd"; rc=1; }
 	stale=$(sr_tail ssat-v stale)
-	dmsetup load ssat-m0 <<< "$tab" && dmsetup suspend ssat-m0 && dmsetup resume ssat-m0 ||
-		{ fail "switching the member"; rc=1; }
+	dmsetup suspend ssat-m0 && dmsetup resume ssat-m0 || { fail "switching the member"; rc=1; }
 	info "units still to copy at the switch: $stale of 256"
 	[ "$stale" -gt 0 ] || { fail "nothing left to copy at the switch"; rc=1; }
 	python3 -c 'import os, sys; os.fsync(os.open(sys.argv[1], os.O_WRONLY))' /dev/mapper/ssat-v \
@@ -427,7 +429,7 @@ srarray_remove_in_flight() {
 		--verify=crc32c --verify_fatal=1 --verify_state_save=0 --output="$WORK/fio.out" >/dev/null 2>&1) &
 	fio_pid=$!
 	for i in 1 2 3; do
-		wait_io ssat-v || break
+		wait_io ssat-v || { rc=1; break; }
 		suspend_drained ssat-v 2 $i || rc=1
 	done
 	wait $fio_pid || { fail "fio verify failed across suspends"; cat "$WORK/fio.out"; rc=1; }

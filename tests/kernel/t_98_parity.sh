@@ -895,13 +895,31 @@ parity_flakey() {
 	dd if="$WORK/ref" of=$v bs=1M oflag=direct status=none || { fail "initial write"; return 1; }
 	parity_ok ssat-v || rc=1
 	klog_mark
-	run_fio degraded.fio DEV=$v SIZE=$half RUNTIME=6 BSSPLIT="512/20:4k/40:$((c * 512))/20:64k/20" \
-		> "$WORK/fio.out" 2>&1 &
-	fio_pid=$!
-	sleep 2
+	# fio writes until the failure has been met and 200 more requests
+	# have gone through (bounded), not for a fixed time: on a loaded
+	# guest the table swap alone can outlast a short run
+	(cd "$WORK" && exec env DEV=$v SIZE=$half RUNTIME=600 \
+		BSSPLIT="512/20:4k/40:$((c * 512))/20:64k/20" \
+		fio --output-format=normal "$TOP/tests/fio/degraded.fio" > "$WORK/fio.out" 2>&1) &
+	fio_pid=$!	# fio itself (exec): SIGINT stops it
+	wait_io ssat-v || rc=1
 	dmsetup load ssat-fl --table "0 $per flakey /dev/ram$f 0 0 3600 $*" &&
 		dmsetup suspend ssat-fl && dmsetup resume ssat-fl || { fail "cannot swap the flakey table"; rc=1; }
-	wait $fio_pid || { tail -20 "$WORK/fio.out"; fail "fio saw an error"; rc=1; }
+	for ((m = 0; m < 300; m++)); do
+		[[ $(vstat ssat-v health) == *D* ]] && break
+		kill -0 $fio_pid 2>/dev/null || break
+		sleep 0.1
+	done
+	want=$(vstat ssat-v req_w)
+	for ((m = 0; m < 300; m++)); do
+		[ $(($(vstat ssat-v req_w) - want)) -ge 200 ] && break
+		kill -0 $fio_pid 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 $fio_pid 2>/dev/null || { fail "fio ended before it was stopped"; rc=1; }
+	kill -INT $fio_pid 2>/dev/null
+	wait $fio_pid
+	fio_clean "$WORK/fio.out" || { tail -20 "$WORK/fio.out"; fail "fio saw an error"; rc=1; }
 	want=$(printf 'A%.0s' $(seq "$n")); want="${want:0:$f}D${want:$((f + 1))}"
 	expect_eq health "$(vstat ssat-v health)" "$want" || rc=1
 	klog_since | grep -q "member $f (.*) failed: I/O error" || { fail "no log line for member $f"; rc=1; }
