@@ -480,7 +480,8 @@ void ssa_member_fail(struct ssa_ctx *sc, unsigned int m);
  * Read children that failed on their member, sent again from process
  * context, each to a copy it has not been sent to (mirror, srarray).
  * @next picks that member and sets the child's place for it (cs.msector,
- * cs.alts), or returns < 0 when none is left; @put frees a child.
+ * cs.alts), or returns < 0 when none is left; @put frees a child (NULL:
+ * bio_put()).
  */
 struct ssa_retry {
 	struct ssa_ctx *sc;

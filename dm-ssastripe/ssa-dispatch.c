@@ -403,7 +403,10 @@ static void ssa_retry_work(struct work_struct *work)
 				    dm_device_name(dm_table_get_md(sc->ti->table)),
 				    (unsigned long long)cs->msector, cs->len, set);
 			ssa_io_set_error(c->io, BLK_STS_IOERR);
-			r->put(bio);
+			if (r->put)
+				r->put(bio);
+			else
+				bio_put(bio);
 			ssa_io_put(c->io);
 			continue;
 		}

@@ -91,7 +91,6 @@ static int ssa_sr_check_geometry(struct ssa_ctx *sc)
 }
 
 static int ssa_sr_retry_next(struct ssa_ctx *sc, struct ssa_child *c);
-static void ssa_sr_child_put(struct bio *bio);
 
 static int ssa_sr_alloc(struct ssa_ctx *sc)
 {
@@ -104,7 +103,7 @@ static int ssa_sr_alloc(struct ssa_ctx *sc)
 		return -ENOMEM;
 	}
 	sr->sc = sc;
-	ssa_retry_init(&sr->retry, sc, ssa_sr_retry_next, ssa_sr_child_put);
+	ssa_retry_init(&sr->retry, sc, ssa_sr_retry_next, NULL);
 	sr->replicas = sc->opt[SSA_OPT_REPLICAS];
 	sr->track = sc->opt[SSA_OPT_TRACK_SECTORS];
 	sr->arc = sr->track / sr->replicas;
@@ -362,11 +361,6 @@ static int ssa_sr_retry_next(struct ssa_ctx *sc, struct ssa_child *c)
 	if (m >= 0)
 		cs->alts = sr->replicas > 1 ? sr->replicas : 0;
 	return m;
-}
-
-static void ssa_sr_child_put(struct bio *bio)
-{
-	bio_put(bio);
 }
 
 /*

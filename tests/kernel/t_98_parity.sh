@@ -878,7 +878,7 @@ parity_flakey() {
 	shift 4
 	local unit=$((c * 512 * (n - 1)))
 	[ "$layout" = pstripe ] && unit=$((unit * n))
-	local size=$((((8 << 20) / unit) * unit)) half per fio_pid want
+	local size=$((((8 << 20) / unit) * unit)) half per fio_pid want i w0
 	half=$((size / 2 / 4096 * 4096))
 	per=$(((size / (n - 1) + 1048575) / 1048576 * 2048))
 	mkdir -p "$WORK"
@@ -905,14 +905,14 @@ parity_flakey() {
 	wait_io ssat-v || rc=1
 	dmsetup load ssat-fl --table "0 $per flakey /dev/ram$f 0 0 3600 $*" &&
 		dmsetup suspend ssat-fl && dmsetup resume ssat-fl || { fail "cannot swap the flakey table"; rc=1; }
-	for ((m = 0; m < 300; m++)); do
+	for ((i = 0; i < 300; i++)); do
 		[[ $(vstat ssat-v health) == *D* ]] && break
 		kill -0 $fio_pid 2>/dev/null || break
 		sleep 0.1
 	done
-	want=$(vstat ssat-v req_w)
-	for ((m = 0; m < 300; m++)); do
-		[ $(($(vstat ssat-v req_w) - want)) -ge 200 ] && break
+	w0=$(vstat ssat-v req_w)
+	for ((i = 0; i < 300; i++)); do
+		[ $(($(vstat ssat-v req_w) - w0)) -ge 200 ] && break
 		kill -0 $fio_pid 2>/dev/null || break
 		sleep 0.1
 	done
