@@ -249,8 +249,8 @@ def optimal_bsu(spec: dict, results: dict, outdir: str) -> dict:
         else:
             mean, ci = r.get(metric, math.nan), r.get(metric.replace("_s", "_ci_s"), math.nan)
             source = "trace"
-        rows.append({"id": r["id"], "request": n * block, "disks": n, "bsu": chunk,
-                     "block": block, "mpl": int(w.get("mpl", 1)),
+        rows.append({"id": r["id"], "request": n * block, "request_kb": n * block / KB,
+                     "disks": n, "bsu": chunk, "bsu_kb": chunk / KB, "block": block, "mpl": int(w.get("mpl", 1)),
                      "think_ms": float(w.get("think_ms", 0)), "mean_s": mean, "ci_s": ci,
                      "source": source, "label": r.get("label", "")})
     if not rows:
@@ -272,7 +272,8 @@ def optimal_bsu(spec: dict, results: dict, outdir: str) -> dict:
                 if not o:
                     continue
                 cand_bsu = sorted({x["bsu"] for x in c})
-                o.update(think_ms=t, mpl=m, request=q, candidates=cand_bsu)
+                o.update(think_ms=t, mpl=m, request=q, request_kb=q / KB,
+                         bsu_kb=o["bsu"] / KB, candidates=cand_bsu)
                 for f, v in _bsu_formulas(formulas, m, q).items():
                     o[f] = v
                     o[f"{f}_nearest"] = _nearest(v, cand_bsu)

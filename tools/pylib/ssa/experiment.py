@@ -56,7 +56,7 @@ PRESET_DISKS = {
 }
 
 _TOP_KEYS = {"title", "seed", "figure", "about", "volume", "disk", "cache", "workload",
-             "sweep", "series", "quick", "model", "plot", "check", "derive"}
+             "sweep", "series", "quick", "model", "plot", "check", "derive", "finding"}
 # The mechanical presets' geometry (Documentation/ssadisk.rst, Presets), as
 # the array model's ``positioning = "emulated"`` takes it: seconds.
 MECHANICAL_PRESETS = {
@@ -225,6 +225,13 @@ def validate(spec: dict, path: str = "<spec>") -> None:
     for quick in (False, True):
         for p in expand(spec, quick, path):
             _check_point(p, path)
+    from . import findings
+    if not isinstance(spec.get("finding", []), list):
+        raise SpecError(f"{path}: finding must be an array of tables ([[finding]])")
+    try:
+        findings.validate(spec, path)
+    except findings.FindingError as e:
+        raise SpecError(str(e)) from None
 
 
 def _check_point(p: dict, path: str) -> None:
@@ -1038,6 +1045,12 @@ def report_md(results: dict) -> str:
         lines += ["", "## Notes", ""]
         lines += [f"- {pid}: {n}" for pid, n in notes]
         lines += [f"- check: {f}" for f in results.get("failures", [])]
+    if "findings" in results:
+        from . import findings
+        lines += ["", "## The seed's findings", "",
+                  "Each finding quotes the seed; its verdict is computed from this run's "
+                  "results by the spec's check (Documentation/experiments.rst, Findings).", "",
+                  findings.verdict_table_md(results["findings"])]
     for d in results.get("derived", {}).get("sections", []):
         lines += ["", f"## {d['title']}", "", d["markdown"].rstrip()]
     if results.get("figures"):
@@ -1155,6 +1168,7 @@ def summarise(spec: dict, outdir: str, quick: bool, clock: str, wall_s: float = 
             results["derived"] = derive.derive(spec, results, outdir)
         except Exception as e:                  # keep the measured numbers whatever
             results["failures"].append(f"derive: {e}")
+    results["findings"] = verdicts(spec, results)
     try:
         results["figures"] = plot(spec, results, outdir)
     except Exception as e:                      # a figure must not lose the numbers
@@ -1165,6 +1179,19 @@ def summarise(spec: dict, outdir: str, quick: bool, clock: str, wall_s: float = 
     with open(os.path.join(outdir, "report.md"), "w", encoding="utf-8") as f:
         f.write(report_md(results))
     return results
+
+
+def verdicts(spec: dict, results: dict) -> list[dict]:
+    """The verdict on each of the spec's findings (ssa.findings), computed
+    from the results: JSON-ready dicts."""
+    from . import findings
+    return [v.as_dict() for v in findings.evaluate(spec, nan_to_none_json(results))]
+
+
+def nan_to_none_json(results: dict) -> dict:
+    """results as results.json holds them (NaN as None), so that a verdict
+    computed now equals one recomputed from the file."""
+    return json.loads(json.dumps(nan_to_none(results)))
 
 
 def _read_json(path: str) -> dict:
