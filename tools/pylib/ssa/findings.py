@@ -61,7 +61,11 @@ METRICS = {"read": "read_s", "write": "write_s", "overall": "overall_s",
            "read_max": "read_max_s", "write_max": "write_max_s",
            "overall_max": "overall_max_s",
            "generator_read": "generator.read_s", "generator_write": "generator.write_s",
-           "generator_all": "generator.all_s"}
+           "generator_all": "generator.all_s",
+           # the main model variant's value at each point, for series()
+           "model_read": "model_read_s", "model_write": "model_write_s",
+           "model_overall": "model_overall_s", "model_rate": "model_rate",
+           "model_max_rate": "model_max_rate"}
 MODEL_METRICS = ("read", "write", "overall", "rate", "max_rate")
 SELECT_KEYS = ("label", "layout", "rate", "mpl", "p_read", "think_ms", "sizes", "skew",
                "mean_blocks")
