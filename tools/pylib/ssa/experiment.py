@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from . import array, compare, disk, raid5
+from . import array, compare, disk, raid5, replicate
 
 KB = 1024
 MB = 1024 * 1024
@@ -561,6 +561,31 @@ def generator_window(records_csv: str) -> Window:
     return Window(min(sub), max(comp), len(sub), reads, writes)
 
 
+def _with_runs(outdir: str, pid: str, meas: dict, batches: int) -> dict:
+    """A point's measurement, combined with its extra runs (ssa.replicate)
+    when the lab ran any: the mean over the runs with a Student-t
+    interval over them."""
+    runs = [meas]
+    for _, rdir in replicate.run_dirs(outdir, pid):
+        if os.path.exists(os.path.join(rdir, "point.json")):
+            try:
+                runs.append(analyse_point(rdir, batches))
+            except (OSError, ValueError, KeyError) as e:
+                meas.setdefault("notes", []).append(f"run {rdir}: analysis: {e}")
+    if len(runs) > 1:
+        out = replicate.combine(runs)
+        out["notes"].append(f"{len(runs)} independent runs: the means and intervals are "
+                            "over the runs' means (ssa.replicate)")
+        return out
+    bad = replicate.flagged(meas)
+    if bad:
+        meas.setdefault("notes", []).append(
+            "batch means correlated (lag-1 " + ", ".join(
+                f"{m} {meas[m + '_rho1']:.2f}" for m in bad) + "): the interval is too "
+            "narrow; the point needs independent runs (ssa.replicate)")
+    return meas
+
+
 def measured(recs: list, batches: int = 20) -> dict:
     """Mean response (fork -> join) per op and overall, each with a 95 %
     batch-means half-width, and the arrival statistics of the forks."""
@@ -577,6 +602,7 @@ def measured(recs: list, batches: int = 20) -> dict:
             m, h = math.nan, math.nan
         out[f"{key}_s"], out[f"{key}_ci_s"] = m, h
         out[f"{key}_max_s"] = float(z.max()) if len(z) else math.nan
+        out[f"{key}_rho1"] = replicate.batch_rho1(z, batches)
     forks = np.array([r.fork for r in recs], dtype=float)
     span = (forks[-1] - forks[0]) * 1e-9 if len(forks) > 1 else math.nan
     out["rate"] = (len(recs) - 1) / span if span and span > 0 else math.nan
@@ -1148,6 +1174,7 @@ def summarise(spec: dict, outdir: str, quick: bool, clock: str, wall_s: float = 
         else:
             try:
                 meas = analyse_point(pdir, batches)
+                meas = _with_runs(outdir, p["id"], meas, batches)
             except (OSError, ValueError, KeyError) as e:
                 meas = {"status": "failed", "notes": [f"analysis: {e}"]}
         r = point_result(p, meas)
