@@ -477,3 +477,16 @@ def test_cli_time_scale_and_options_beat_the_tables(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["model"] == "forkjoin" and out["rows"][0]["replay_s"] is None
     assert any("--model forkjoin on vol" in w for w in out["warnings"])
+
+
+def test_utilization_counts_only_the_span():
+    """A member busy from the first fork on, whose last child ends after
+    the last fork (a closed loop): busy the whole span, utilization 1, not
+    more (it read 1.03 before the busy time was cut to the span)."""
+    recs, t = [], 0
+    for i in range(50):
+        kid = compare.Child(0, "low", t, t, t + 10_000_000)
+        recs.append(compare.Record(t, t + 10_000_000, "read", 8, (kid,)))
+        t += 10_000_000                         # the next forks as this one ends
+    est = compare.estimate(recs)
+    assert est.utilization[0] == pytest.approx(1.0)
