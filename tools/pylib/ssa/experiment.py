@@ -79,7 +79,7 @@ _MODEL_KEYS = {"kind", "sync", "bounds", "sizes", "skew", "balance", "coalescing
 # block_kb and blocks are its size, the rest its options (cache_max in KiB)
 _CACHE_KEYS = {"block_kb", "blocks", "low_water", "high_water", "max_dirty",
                "destage_depth", "destage_run", "cache_max_kb", "prefetch", "transfer_mbps"}
-_PLOT_KEYS = {"x", "y", "xlabel", "ylabel", "title", "logx", "by"}
+_PLOT_KEYS = {"x", "y", "xlabel", "ylabel", "title", "logx", "by", "panels"}
 _CHECK_KEYS = {"tolerance", "metrics", "max_utilization"}
 _DERIVE_KEYS = {"kind", "group", "over", "metric", "formulas"}
 
@@ -1085,9 +1085,85 @@ def report_md(results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _mean_kind(points: list[dict]) -> str:
+    """Which response a time metric of these points is."""
+    if points and all(p.get("measured_at") for p in points):
+        return "arrival to completion, at the generator"
+    return "fork to join, from the trace"
+
+
+def _dodge(xs: list, i: int, k: int, logx: bool, span: float) -> list:
+    """Series i of k drawn a little apart at the same x, so that points of
+    several series at one x do not hide each other."""
+    if k < 2:
+        return xs
+    shift = i - (k - 1) / 2
+    if logx:
+        return [x * 2 ** (0.04 * shift) for x in xs]
+    return [x + 0.01 * span * shift for x in xs]
+
+
+def _groups(pts: list[dict], by: str | None) -> dict:
+    groups: dict = {}
+    for p in pts:
+        key = p.get("label") or ""
+        if by:
+            key = f"{key} {by}={p.get(by)}".strip()
+        groups.setdefault(key, []).append(p)
+    return groups
+
+
+def _draw(ax, groups: dict, x: str, y: str, logx: bool, span: float) -> int:
+    """One axis: each group's measured points with their intervals and its
+    model variants as lines; returns how many legend entries it drew."""
+    ms = y.endswith("_s")
+    scale = 1e3 if ms else 1.0
+    drawn = 0
+    for i, (lab, g) in enumerate(groups.items()):
+        g = sorted(g, key=lambda p: p[x])
+        col = f"C{i % 10}"
+        xs = [p[x] for p in g]
+        mv = [(p.get(y) if p.get(y) is not None else math.nan) * scale for p in g]
+        cik = y[:-2] + "_ci_s" if ms else None     # max_rate, rate: none
+        ci = [(p.get(cik) or 0) * scale if cik else 0 for p in g]
+        ci = [0 if c != c else c for c in ci]
+        name = f"{lab} " if lab else ""
+        if any(v == v for v in mv):
+            ax.errorbar(_dodge(xs, i, len(groups), logx, span), mv, yerr=ci, fmt="o",
+                        color=col, capsize=3, ms=4, label=f"{name}measured (95 % CI)")
+            drawn += 1
+        variants = sorted({k for p in g for k in p.get("model", {})})
+        for j, var in enumerate(variants):
+            ys = [(p["model"].get(var, {}).get(y) or math.nan) * scale for p in g]
+            if all(v != v for v in ys):
+                continue
+            ax.plot(xs, ys, ["-", "--", ":", "-."][j % 4], color=col,
+                    label=f"{name}model {var}" if var != "model" else f"{name}model")
+            drawn += 1
+    return drawn
+
+
+def _xaxis(ax, pl: dict, allx: list) -> None:
+    import matplotlib.ticker
+    if pl.get("logx"):
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    if len(set(allx)) == 1 and allx[0]:         # one x: room on both sides of it
+        x0 = allx[0]
+        ax.set_xlim(*((x0 / 1.6, x0 * 1.6) if pl.get("logx") else
+                      (x0 - 0.5 * abs(x0), x0 + 0.5 * abs(x0))))
+    ax.grid(alpha=0.3)
+
+
 def plot(spec: dict, results: dict, outdir: str) -> list[str]:
     """PNGs drawn like the seed's: the plot table's x against each y, one
-    line per series for the model, measured points with their intervals."""
+    line per series for the model, measured points with their intervals;
+    with ``panels = KEY`` one panel per value of KEY, side by side, as
+    the seeds draw a figure per MPL.  Times are drawn in ms, the y label
+    says which mean they are (fork to join from the trace, or arrival to
+    completion at the generator) and the title which clock measured
+    them."""
+    import textwrap
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -1097,40 +1173,35 @@ def plot(spec: dict, results: dict, outdir: str) -> list[str]:
     pts = [p for p in results["points"] if p.get(x) is not None]
     if not pts:
         return files
-    groups: dict = {}
-    for p in pts:
-        key = p.get("label") or ""
-        if pl.get("by"):
-            key = f"{key} {pl['by']}={p.get(pl['by'])}".strip()
-        groups.setdefault(key, []).append(p)
+    allx = [p[x] for p in pts if isinstance(p[x], (int, float))]
+    span = (max(allx) - min(allx)) if allx else 0.0
+    pk = pl.get("panels")
+    panels = sorted({p.get(pk) for p in pts}, key=str) if pk else [None]
     for y in pl.get("y", ["read_s", "write_s"]):
-        fig, ax = plt.subplots(figsize=(6.4, 4.4))
-        for i, (lab, g) in enumerate(groups.items()):
-            g = sorted(g, key=lambda p: p[x])
-            col = f"C{i}"
-            xs = [p[x] for p in g]
-            mv = [p.get(y, math.nan) for p in g]
-            cik = y[:-2] + "_ci_s" if y.endswith("_s") else None   # max_rate, rate: none
-            ci = [(p.get(cik) or 0) if cik else 0 for p in g]
-            ci = [0 if c != c else c for c in ci]
-            name = f"{lab} " if lab else ""
-            ax.errorbar(xs, mv, yerr=ci, fmt="o", color=col, capsize=3,
-                        label=f"{name}measured (95 % CI)")
-            variants = sorted({k for p in g for k in p.get("model", {})})
-            for j, var in enumerate(variants):
-                ys = [p["model"].get(var, {}).get(y, math.nan) for p in g]
-                if all(v != v for v in ys):
-                    continue
-                ax.plot(xs, ys, ["-", "--", ":", "-."][j % 4], color=col,
-                        label=f"{name}model {var}" if var != "model" else f"{name}model")
-        ax.set_xlabel(pl.get("xlabel", x))
-        ax.set_ylabel(pl.get("ylabel", y))
-        if pl.get("logx"):
-            ax.set_xscale("log", base=2)
-        ax.set_title(f"{pl.get('title', spec['title'])}\n{y} ({results['clock']} clock)",
-                     fontsize=9)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=6 if len(groups) > 3 else 7, ncol=2 if len(groups) > 3 else 1)
+        fig, axes = plt.subplots(1, len(panels), figsize=(max(6.4, 3.4 * len(panels)), 4.6),
+                                 sharey=True, squeeze=False)
+        drawn = 0
+        for ax, val in zip(axes[0], panels):
+            sub = [p for p in pts if pk is None or p.get(pk) == val]
+            drawn += _draw(ax, _groups(sub, pl.get("by")), x, y, pl.get("logx"), span)
+            _xaxis(ax, pl, allx)
+            ax.set_xlabel(pl.get("xlabel", x))
+            if pk:
+                ax.set_title(f"{pk} {val}", fontsize=9)
+        ylabel = pl.get("ylabel", y)
+        if y.endswith("_s"):
+            ylabel = f"{ylabel} (ms)\n{_mean_kind(pts)}"
+        axes[0][0].set_ylabel(ylabel, fontsize=9)
+        title = textwrap.fill(pl.get("title", spec["title"]), 64 if len(panels) < 3 else 110)
+        what = f"{y}, {results['clock']} clock" + (", quick variant" if results.get("quick")
+                                                     else "")
+        if pk:
+            fig.suptitle(f"{title}\n{what}", fontsize=9)
+        else:
+            axes[0][0].set_title(f"{title}\n{what}", fontsize=9)
+        if drawn:
+            n = len(_groups(pts, pl.get("by")))
+            axes[0][0].legend(fontsize=6 if n > 3 else 7, ncol=2 if n > 6 else 1)
         files.append(save_figure(fig, os.path.join(
             outdir, f"{spec['name']}-{y.replace('_s', '')}.png")))
     return files
