@@ -472,3 +472,13 @@ def test_prefill_writes_the_members_ramdisks(monkeypatch):
     calls.clear()
     labrun.fresh_ramdisks(4, 64)
     assert not [c for c in calls if c[0] == "dd"]
+
+
+def test_requests_per_client(tmp_path):
+    closed = BASE.replace('mode = "open"', 'mode = "closed"\nmpl = 1\nrequests_per_client = 50') \
+        .replace("rate = [10, 20]", "mpl = [1, 3]").replace("rate = [5]", "mpl = [2]")
+    s = ex.load_spec(write_spec(tmp_path, closed.replace('kind = "raid5"', 'kind = "none"')))
+    assert [p["workload"]["requests"] for p in ex.expand(s)] == [50, 150]
+    with pytest.raises(ex.SpecError, match="requests_per_client needs a closed"):
+        ex.load_spec(write_spec(tmp_path, BASE.replace("requests = 1000",
+                                                       "requests = 1000\nrequests_per_client = 5")))

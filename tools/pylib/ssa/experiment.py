@@ -68,7 +68,7 @@ _VOLUME_KEYS = {"layout", "members", "chunk_kb", "member_mb", "options", "copies
 _WORKLOAD_KEYS = {"generator", "mode", "rate", "mpl", "think_ms", "think_dist", "p_read",
                   "sizes", "block", "pattern", "requests", "warmup", "skew", "align",
                   "offset_shift", "arrivals", "job", "runtime_s", "max_outstanding", "load",
-                  "seed"}
+                  "seed", "requests_per_client"}
 _MODEL_KEYS = {"kind", "sync", "bounds", "sizes", "skew", "balance", "coalescing",
                "request_kb", "cpu_delay_ms", "cache_mbps", "pos_a_ms", "pos_b_ms",
                "max_read_seek_ms", "beta_concentration", "positioning", "overhead",
@@ -281,6 +281,10 @@ def _check_point(p: dict, path: str) -> None:
             raise SpecError(f"{where}: workload.p_read must be in [0, 1]")
         if not (isinstance(w.get("seed", 1), int) and 1 <= w.get("seed", 1) < 2**32):
             raise SpecError(f"{where}: workload.seed must be an integer in 1..2^32-1")
+        if "requests_per_client" in w and (mode != "closed" or not isinstance(
+                w["requests_per_client"], int) or w["requests_per_client"] < 1):
+            raise SpecError(f"{where}: workload.requests_per_client needs a closed "
+                            "workload and a whole number >= 1")
         if not isinstance(w.get("requests"), int) or w["requests"] < 40:
             raise SpecError(f"{where}: workload.requests must be at least 40 "
                             "(20 batches of two)")
@@ -346,9 +350,19 @@ def expand(spec: dict, quick: bool = False, path: str = "<spec>") -> list[dict]:
             p["label"] = s["label"]
             p["params"] = {k.rpartition(".")[2]: v for k, v in params.items()}
             _resolve_load(p)
+            _resolve_requests(p)
             p["id"] = f"p{len(points):02d}"
             points.append(p)
     return points
+
+
+def _resolve_requests(p: dict) -> None:
+    """``requests_per_client = R`` in a closed workload: R requests for
+    each of the MPL clients (seed 000 measures 100 cycles a process)."""
+    w = p["workload"]
+    rpc = w.get("requests_per_client")
+    if isinstance(rpc, int) and isinstance(w.get("mpl"), int):
+        w["requests"] = rpc * w["mpl"]
 
 
 def _resolve_load(p: dict) -> None:
