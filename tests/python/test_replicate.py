@@ -83,3 +83,21 @@ def test_summarise_combines_a_points_runs(tmp_path):
     assert p1["read_ci_s"] == pytest.approx(4.3027 * 0.005 / math.sqrt(3), rel=1e-3)
     assert any("3 independent runs" in n for n in p1["notes"])
     assert p1["error_read"] == pytest.approx(0.025 / p1["model_read_s"] - 1)
+
+
+def test_wanted_and_extra_plan(tmp_path):
+    s = ex.load_spec(write_spec(tmp_path, BASE))
+    res = {"points": [{"id": "p00", "status": "ok", "read_rho1": 0.1},
+                      {"id": "p01", "status": "ok", "read_rho1": 0.7},
+                      {"id": "p02", "status": "failed", "read_rho1": 0.9}]}
+    point_dir(tmp_path / "p01-r2", 0.02)
+    need = rp.wanted(res, str(tmp_path))
+    assert need == {"p01": [3]}
+    pl = rp.extra_plan(s, False, "icount", str(tmp_path), need)
+    (q,) = pl["points"]
+    assert q["id"] == "p01-r3" and q["replicate_of"] == "p01"
+    cmd = q["command"]
+    assert cmd[cmd.index("--seed") + 1] == str(2 + 2 * rp.SEED_STEP)
+    assert cmd[cmd.index("--records") + 1] == str(tmp_path / "p01-r3" / "records.csv")
+    assert q["devices"] == ex.plan(s, False, "icount", str(tmp_path))["points"][1]["devices"]
+    assert rp.extra_plan(s, False, "icount", str(tmp_path), {}) is None

@@ -124,3 +124,46 @@ def combine(runs: list[dict], level: float = 0.95) -> dict:
     out["notes"] = notes
     out["status"] = "ok" if all(r.get("status") == "ok" for r in runs) else "failed"
     return out
+
+
+def wanted(results: dict, outdir: str, runs: int = RUNS) -> dict[str, list[int]]:
+    """The extra runs a summarised experiment still needs: for each point
+    whose batch means are correlated (and that ran), the run numbers
+    2..runs it does not have yet."""
+    out = {}
+    for r in results.get("points", []):
+        if r.get("status") != "ok" or r.get("replicates"):
+            continue
+        if not flagged(r):
+            continue
+        have = {k for k, d in run_dirs(outdir, r["id"])
+                if os.path.exists(os.path.join(d, "point.json"))}
+        need = [k for k in range(2, runs + 1) if k not in have]
+        if need:
+            out[r["id"]] = need
+    return out
+
+
+def extra_plan(spec: dict, quick: bool, clock: str, outdir: str,
+               need: dict[str, list[int]], prefix: str = "lab") -> dict | None:
+    """A plan (as ssa.experiment.plan makes) of the extra runs ``need``
+    names, each run in its own directory pNN-rK; None when there are none.
+    A run's random streams start from the point's own (its workload.seed,
+    else 1 + its index, as the plan gives them) moved on by the run."""
+    from . import experiment as ex
+    base = ex.plan(spec, quick, clock, outdir, prefix)
+    pts = []
+    for i, p in enumerate(base["points"]):
+        for k in need.get(p["id"], []):
+            q = dict(p)
+            q["workload"] = dict(p["workload"], seed=p["workload"].get("seed", 1 + i))
+            q = replicate_point(q, k)
+            pdir = os.path.join(base["dir"], q["id"])
+            if q["workload"].get("generator", "ssaload") == "ssaload":
+                q["command"] = ex.ssaload_args(q, f"/dev/mapper/{prefix}-vol",
+                                               os.path.join(pdir, "records.csv"),
+                                               os.path.join(pdir, "summary.json"))
+            pts.append(q)
+    if not pts:
+        return None
+    return dict(base, points=pts)
