@@ -12,7 +12,8 @@
 #                     hours the first time)
 #   make experiments  the whole experiment catalogue (experiments/*.toml) on
 #                     QEMU's instruction clock, into build/experiments
-#                     (EXPERIMENTS="NAME ..." for some; hours for all)
+#                     (EXPERIMENTS="NAME ..." for some; hours for all;
+#                     JOBS=N: N guests at once, same results, ~3 GiB each)
 #   make bench        benchmarks against the kernel's own targets
 #   make bench-icount the benchmarks under QEMU's instruction clock: a
 #                     cost per request, and disk-bound ratios, that repeat
@@ -148,8 +149,9 @@ bench-icount: bootstrap module $(SSAT)/ssatrace
 		"bench/run -r 2 -t 3 -o $(BUILD)/bench-icount/run && bench/trace-overhead -r 2 -t 3 -o $(BUILD)/bench-icount/overhead && bench/mirror -r 2 -t 8 -o $(BUILD)/bench-icount/mirror && bench/parity -r 2 -t 8 -o $(BUILD)/bench-icount/parity && bench/ppl -r 2 -t 8 -o $(BUILD)/bench-icount/ppl"
 
 EXPERIMENTS ?= all
+JOBS ?= 1
 experiments: bootstrap module $(SSAT)/ssatrace $(SSALOAD)
-	@$(TOP)/.venv/bin/python tools/ssa experiment run $(EXPERIMENTS) --out $(BUILD)/experiments
+	@$(TOP)/.venv/bin/python tools/ssa experiment run $(EXPERIMENTS) -j $(JOBS) --out $(BUILD)/experiments
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]: ssatrace and ssaload in
 # PREFIX/bin; the ssa tool in PREFIX/bin with its package in

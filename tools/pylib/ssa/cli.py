@@ -536,23 +536,29 @@ def _print_experiment_list(r: dict) -> None:
 
 
 def _experiment_run(args: argparse.Namespace) -> dict:
-    from . import experiment
-    res = experiment.run(args.names, args.quick, args.clock, args.out, args.timeout,
-                         echo=(lambda m: print(m, file=sys.stderr)), resume=args.resume)
+    from . import runner
+    res = runner.run(args.names, args.quick, args.clock, args.out, args.timeout,
+                     echo=(lambda m: print(m, file=sys.stderr, flush=True)),
+                     resume=args.resume, jobs=args.jobs,
+                     shard=runner.parse_shard(args.shard) if args.shard else None)
     return {"experiments": res}
 
 
 def _print_experiment_run(r: dict) -> None:
     for e in r["experiments"]:
         ok = sum(p.get("status") == "ok" for p in e["points"])
-        print(f"{e['experiment']}: {ok}/{len(e['points'])} points ok, {e['status']}; "
-              f"{e['dir']}/report.md")
+        if "shard" in e:
+            print(f"{e['experiment']}: {ok}/{len(e['points'])} points of shard {e['shard']} "
+                  f"ok; when every shard has run: tools/ssa experiment report {e['run_dir']}")
+        else:
+            print(f"{e['experiment']}: {ok}/{len(e['points'])} points ok, {e['status']}; "
+                  f"{e['dir']}/report.md")
         for f in e["failures"]:
             print(f"  FAIL {f}")
 
 
 def _experiment_report(args: argparse.Namespace) -> dict:
-    from . import experiment
+    from . import experiment, runner
     # one experiment's directory of a run of several: its plan is a level up
     path = os.path.join(args.dir, "plan.json")
     if not os.path.exists(path):
@@ -574,8 +580,11 @@ def _experiment_report(args: argparse.Namespace) -> dict:
                 prev = json.load(f)
         except (OSError, ValueError):
             pass
+        runner.merge_guest_times(pl["dir"])     # a run's shards (-j N, --shard K/N)
         r = experiment.summarise(cat[pl["experiment"]], pl["dir"], pl["quick"], pl["clock"],
-                                 prev.get("wall_s") or 0.0, prev.get("run_experiments") or 1)
+                                 prev.get("wall_s") or 0.0,
+                                 prev.get("run_experiments") or len(plans),
+                                 jobs=prev.get("jobs") or pl.get("jobs") or 1)
         r["dir"] = pl["dir"]
         res.append(r)
     return {"experiments": res}
@@ -587,7 +596,7 @@ def _experiment_parser(sub, jsonp) -> None:
     esub = pe.add_subparsers(dest="action", required=True)
     el = esub.add_parser("list", parents=[jsonp], help="the catalogue")
     el.set_defaults(func=_experiment_list)
-    er = esub.add_parser("run", parents=[jsonp], help="run experiments in one boot",
+    er = esub.add_parser("run", parents=[jsonp], help="run experiments in a guest (or N)",
                          epilog="Writes OUT/results.json, OUT/report.md and PNG figures "
                                 "(OUT/NAME/... for several).  Exit status 1 when a point "
                                 "failed or a --quick check did not hold.")
@@ -601,6 +610,12 @@ def _experiment_parser(sub, jsonp) -> None:
                     help="stop the guest after S seconds (partial results are kept)")
     er.add_argument("--resume", action="store_true",
                     help="keep the points of OUT that ran ok and run the others")
+    er.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                    help="run the points in N guests at once (default 1; the results are "
+                         "the same; each guest takes about 3 GiB of host memory)")
+    er.add_argument("--shard", metavar="K/N", default=None,
+                    help="run only the K-th of N parts of the points, the same parts every "
+                         "time (a cluster's array tasks; then: ssa experiment report OUT)")
     er.set_defaults(func=_experiment_run)
     ep = esub.add_parser("report", parents=[jsonp],
                          help="analyse a run's directory again (results, report, figures)")

@@ -1042,16 +1042,23 @@ def _ms(x: Any) -> str:
     return "-" if x is None or x != x else f"{x * 1e3:.2f}"
 
 
+def _boots(results: dict) -> str:
+    """How the run was spread: one boot, or N guests at once (-j N)."""
+    n = results.get("jobs", 1)
+    return "one boot" if n == 1 else f"{n} guests at once, -j {n}"
+
+
 def report_md(results: dict) -> str:
     """report.md: what ran, on which clock, and the measured-vs-model table."""
     lines = [f"# {results['title']}", "",
              f"Experiment `{results['experiment']}` (seed {results['seed']}, "
              f"{results['figure']}){' -- quick variant' if results['quick'] else ''}.",
              "", f"Clock: **{results['clock']}**. Wall time {results.get('wall_s', 0):.0f} s"
-             + (f" (the whole run of {results['run_experiments']} experiments, one boot"
+             + (f" (the whole run of {results['run_experiments']} experiments, {_boots(results)}"
                 + (f"; this one's share {results['own_wall_s']:.0f} s"
                    if results.get("own_wall_s") is not None else "") + ")"
-                if results.get("run_experiments", 1) > 1 else "")
+                if results.get("run_experiments", 1) > 1
+                else f" ({_boots(results)})" if results.get("jobs", 1) > 1 else "")
              + (f", guest time {results['guest_s']:.0f} s" if results.get("guest_s") else "")
              + f". Status: **{results['status']}**.", ""]
     if results.get("about"):
@@ -1245,7 +1252,7 @@ def nan_to_none(o):
 
 def summarise(spec: dict, outdir: str, quick: bool, clock: str, wall_s: float = 0.0,
               run_size: int = 1,
-              batches: int = 20, own_wall_s: float | None = None) -> dict:
+              batches: int = 20, own_wall_s: float | None = None, jobs: int = 1) -> dict:
     """Analyse every point directory under ``outdir`` (what ran of the
     plan; points that did not run are reported as such), run the models,
     write results.json, report.md and the PNGs.  Returns the results."""
@@ -1270,7 +1277,7 @@ def summarise(spec: dict, outdir: str, quick: bool, clock: str, wall_s: float = 
     results = {"experiment": spec["name"], "title": spec["title"], "seed": spec["seed"],
                "figure": spec["figure"], "about": spec.get("about", ""), "quick": quick,
                "clock": clock, "wall_s": wall_s, "run_experiments": run_size,
-               "own_wall_s": own_wall_s,
+               "own_wall_s": own_wall_s, "jobs": jobs,
                "guest_s": guest.get("guest_s"),
                "status": "complete" if ok else "incomplete", "x": spec["plot"].get("x", "rate"),
                "points": res_pts, "failures": failures}

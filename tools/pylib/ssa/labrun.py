@@ -1,8 +1,11 @@
 """The experiment executor: runs a plan's points where the module is loaded.
 
-``python3 -m ssa.labrun OUTDIR`` reads ``OUTDIR/plan.json`` (written by
-``ssa experiment run`` on the host) and, for every point in turn, in one
-boot: loads fresh ramdisks, creates the point's ssadisks and volume, starts
+``python3 -m ssa.labrun OUTDIR [PLAN]`` reads ``PLAN`` (default
+``OUTDIR/plan.json``; written by ``ssa experiment run`` on the host, which
+gives each of its guests a ``plan-K.json`` of its own under ``-j N``) and,
+for every point in turn, in one boot: loads fresh ramdisks when the point
+starts a unit (its devices differ from the point before's, or it is the
+first of an experiment), creates the point's ssadisks and volume, starts
 ``ssatrace record`` on the volume, runs the workload, stops the tracer and
 saves the devices' tables and status.  Each point writes its own directory
 ``OUTDIR/pNN/`` and finishes with ``point.json``, so a run that dies leaves
@@ -27,7 +30,7 @@ SSATRACE = os.path.join(TOP, "build", "ssatrace", "ssatrace")
 ATTACH_S = 600
 SSALOAD = os.path.join(TOP, "build", "ssaload", "ssaload")
 PREFIX = "lab"
-_current = None         # the devices in place: the last point's tables
+_current = None         # the devices in place: (unit, tables) of the last point
 
 
 def log(msg: str) -> None:
@@ -182,8 +185,12 @@ def run_point(point: dict, plan: dict, outdir: str) -> dict:
 
     # A point whose devices are those of the point before reuses them (the
     # sweep of a rate): a parity volume keeps its parity in sync itself.
+    # The host numbers these runs of points (``unit``) and gives a guest
+    # whole units, so a point finds the same devices, in the same state,
+    # whichever guest runs it: never an earlier unit's.
     global _current
-    if _current != point["devices"]:
+    key = (point.get("unit"), point["devices"])
+    if _current != key:
         teardown()
         _current = None
         vol = point["volume"]
@@ -193,7 +200,7 @@ def run_point(point: dict, plan: dict, outdir: str) -> dict:
             raise RuntimeError(f"unexpected ramdisks {backing}")
         phase("ramdisks")
         create(point["devices"])
-        _current = point["devices"]
+        _current = key
     else:
         done["devices_reused"] = True
     save_devices(pdir, "tables.txt")
@@ -256,12 +263,24 @@ def dmesg_tail() -> str:
     return " | ".join(r.stdout.strip().splitlines()[-3:])
 
 
+def guest_file(plan_path: str) -> str:
+    """Where a plan's guest time goes in each experiment's directory:
+    ``guest.json`` for ``plan.json``, ``guest-K.json`` for ``plan-K.json``
+    (the host adds a run's shards up)."""
+    base = os.path.basename(plan_path)
+    tag = base[len("plan"):-len(".json")] if base.startswith("plan") and \
+        base.endswith(".json") else ""
+    return f"guest{tag}.json"
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python3 -m ssa.labrun OUTDIR (with OUTDIR/plan.json)", file=sys.stderr)
+    if len(argv) not in (1, 2):
+        print("usage: python3 -m ssa.labrun OUTDIR [PLAN] (PLAN: OUTDIR/plan.json)",
+              file=sys.stderr)
         return 2
     outdir = argv[0]
-    with open(os.path.join(outdir, "plan.json"), encoding="utf-8") as f:
+    path = argv[1] if len(argv) == 2 else os.path.join(outdir, "plan.json")
+    with open(path, encoding="utf-8") as f:
         plans = json.load(f)
     for tool in (SSATRACE, SSALOAD):
         if not os.access(tool, os.X_OK):
@@ -273,7 +292,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sh(["udevadm", "control", "--stop-exec-queue"], check=False)
     try:
-        bad = run_plans(plans)
+        bad = run_plans(plans, guest_file(path))
     finally:
         teardown()
         sh(["rmmod", "brd"], check=False)
@@ -283,12 +302,15 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def run_plans(plans: list[dict]) -> int:
+def run_plans(plans: list[dict], guest_json: str = "guest.json") -> int:
+    """Every point of every plan in turn; the number not ok."""
+    global _current
     bad = 0
     for plan in plans:
         edir = plan["dir"]
         os.makedirs(edir, exist_ok=True)
         e0 = time.monotonic()
+        _current = None                 # an experiment starts on fresh devices
         for i, point in enumerate(plan["points"]):
             log(f"{plan['experiment']} {point['id']} ({i + 1}/{len(plan['points'])}) "
                 f"{point['label']} {point['params']}")
@@ -297,7 +319,6 @@ def run_plans(plans: list[dict]) -> int:
             except (RuntimeError, OSError) as e:
                 log(f"{point['id']} failed: {e}")
                 bad += 1
-                global _current
                 _current = None
                 teardown()
                 with open(os.path.join(edir, point["id"], "point.json"), "w",
@@ -306,7 +327,7 @@ def run_plans(plans: list[dict]) -> int:
                 continue
             log(f"{point['id']} {d['status']} in {d['guest_s']:.1f} s of guest time")
             bad += d["status"] != "ok"
-        with open(os.path.join(edir, "guest.json"), "w", encoding="utf-8") as f:
+        with open(os.path.join(edir, guest_json), "w", encoding="utf-8") as f:
             json.dump({"guest_s": time.monotonic() - e0}, f)
     return bad
 
