@@ -234,3 +234,62 @@ def test_destage_request_runs():
                                                                         rel=1e-3)
     with pytest.raises(ValueError):
         A.ArrayConfig(destage="block")
+
+
+def test_sequential_positioning_one_stream_is_half_a_turn():
+    """One sequential stream: no seek, and the request, back after its
+    siblings and the cache, finds the platter anywhere: half a turn."""
+    got = A.look_sequential_positioning(1, 362, 1e-3, 499e-6, ROT, requests=8000)
+    assert got == pytest.approx(ROT / 2, rel=0.03)
+
+
+def test_sequential_positioning_sweeps_across_the_streams():
+    """Two streams half a stroke apart: LOOK goes from one to the other
+    every time; three: a third of the stroke each time."""
+    for q in (2, 3):
+        seek = 1e-3 + 499e-6 * math.sqrt(362 // q)
+        got = A.look_sequential_positioning(q, 362, 1e-3, 499e-6, ROT, requests=8000)
+        assert got == pytest.approx(seek + ROT / 2, rel=0.03)
+    with pytest.raises(ValueError):
+        A.look_sequential_positioning(0, 362, 1e-3, 499e-6, ROT)
+
+
+def test_fit_sequential_positioning_is_the_least_squares_line():
+    c, d = A.fit_sequential_positioning(362, 1e-3, 499e-6, ROT, 2000)
+    t = [A.look_sequential_positioning(q, 362, 1e-3, 499e-6, ROT, 2000) for q in (1, 2, 3)]
+    # a least-squares line through three equally spaced points passes
+    # through their mean at the middle one, with the end points' slope
+    assert c + 2 * d == pytest.approx(sum(t) / 3, rel=1e-9)
+    assert d == pytest.approx((t[2] - t[0]) / 2, rel=1e-9)
+
+
+def test_emulated_positioning_fits_the_sequential_law_for_seq_streams():
+    p = _fig6_point(1, positioning="emulated", overhead="rotation", cache_mbps=0,
+                    min_disk_queue=1)
+    c, d = ex.emulated_positioning(p, sequential=True)
+    assert (c, d) == A.fit_sequential_positioning(362, 1e-3, 499e-6, ROT)
+    rnd = ex.model_point(p)["model"]["read_s"]
+    p["workload"]["pattern"] = "seq"
+    seq = ex.model_point(p)["model"]["read_s"]
+    # one stream, disk queue 1: (2) at 1 instead of (1) at 1
+    a, b, _ = ex.emulated_positioning(p)
+    assert rnd - seq == pytest.approx(a + b / math.sqrt(2) - (c + d), rel=1e-6)
+
+
+def test_cache_copy_rate_adds_the_bytes_copied():
+    cfg = A.ArrayConfig(destage_threshold=96, max_dirty_blocks=128)
+    assert cfg.cache_copy_rate == math.inf
+    fast = replace(cfg, cache_overhead=0.06e-3)
+    slow = replace(fast, cache_copy_rate=82e6)
+    for kb in (16, 256):
+        b = kb * 1024
+        assert A.cache_service_time(slow, b) - A.cache_service_time(fast, b) == \
+            pytest.approx(b / 82e6)
+        r0 = A.reads(fast, b, 1)[0].response
+        r1 = A.reads(slow, b, 1)[0].response
+        assert r1 - r0 == pytest.approx(b / 82e6, rel=1e-6)
+    # the write-back path too: never full, the response is the cache service
+    w = A.write_back(slow, 16384, 1, 1.0).response
+    assert w == pytest.approx(A.cache_service_time(slow, 16384), rel=1e-3)
+    with pytest.raises(ValueError):
+        A.ArrayConfig(cache_copy_rate=0)

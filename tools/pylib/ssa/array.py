@@ -17,15 +17,16 @@ Implemented, with the seed's section numbers:
   overhead of rotations alone, a mirrored pair as a two-server station
   under queue-length reducing balance, positioning at a queue of at least
   one, a request's uncoalesced I/Os on a disk served in one pass of its
-  track, and the positioning law fitted on a LOOK disk of given geometry
-  the way section 5.1 fitted the Cheetah;
+  track, and the positioning laws, random (1) and sequential (2), fitted
+  on a LOOK disk of given geometry the way section 5.1 fitted the Cheetah;
 * ``member_latency``: a fixed time added to every disk I/O, for members
   reached over a network (NVMe-oF, a SAN);
 * ``destage_queue`` and ``cache_overhead``, for a cache whose destager
   keeps its own number of writes in flight and whose path costs time of
   its own (an ssacache on an emulated CPU): the disk queue the destage
-  service time is taken at, and a time added to every request's cache
-  service;
+  service time is taken at, and a time (``cache_overhead``, plus the
+  request's bytes over ``cache_copy_rate``) added to every request's
+  cache service;
 * the parallel MVA for reads (A.1), the approximate disk queue for
   CPU_delay > 0 (A.3), the write-back cache as an M/M/1/K chain (4.2, A.2)
   and large writes sent directly to the disks (6.4).
@@ -84,6 +85,7 @@ class ArrayConfig:
     destage_queue: float = 0.0           # disk queue of the destages; 0: the clients' (5.5)
     destage: str = "unit"                # 'unit' (5.5) or 'request': a request's units in one run
     cache_overhead: float = 0.0          # time added to each request's cache service
+    cache_copy_rate: float = math.inf    # bytes/s of the cache path's own copy, added too
 
     def __post_init__(self):
         if self.disks < 1 or (self.mirrored and self.disks % 2):
@@ -110,6 +112,8 @@ class ArrayConfig:
             raise ValueError("destage must be 'unit' or 'request'")
         if self.destage_queue < 0 or self.cache_overhead < 0:
             raise ValueError("destage_queue and cache_overhead must not be negative")
+        if not self.cache_copy_rate > 0:
+            raise ValueError("cache_copy_rate must be positive")
 
 
 # -- disk positioning and service time (section 5.1) --------------------------
@@ -303,6 +307,57 @@ def fit_positioning(cylinders: int, seek_a: float, seek_b: float, rotation: floa
     return fit_queue_law(qs, ts)
 
 
+def look_sequential_positioning(queue: int, cylinders: int, seek_a: float, seek_b: float,
+                                rotation: float, requests: int = 4000,
+                                seed: int = 1) -> float:
+    """Mean positioning time of one disk serving ``queue`` sequential
+    streams, measured as section 5.1 measured the Cheetah's (its second
+    graph of Figure 5), on ssadisk's mechanical model with LOOK and no
+    read-ahead cache (``look_positioning``'s disk).
+
+    The streams lie evenly over the stroke (ssaload's closed clients start
+    i/n of the way into the volume, so on every member too) and each keeps
+    to its cylinder (a stream crosses a cylinder in several requests).
+    What a stream's next request finds is what it finds in an array: it
+    arrives only after the request before it has joined (its other disks,
+    the cache), so the disk has served another stream meanwhile when there
+    is one, and the platter has turned on by an amount unrelated to where
+    the request starts: the rotational wait is uniform over a turn.  With
+    one stream that is half a turn and no seek; with more, LOOK sweeps
+    across the streams' cylinders."""
+    if queue < 1 or cylinders < 1 or requests < 1:
+        raise ValueError("need queue, cylinders and requests >= 1")
+    rng = np.random.default_rng(seed)
+    cyls = [min(cylinders - 1, (i * cylinders) // queue) for i in range(queue)]
+    waits = (rng.random(requests) * rotation).tolist()
+    arm, up, last, total = cyls[0], True, None, 0.0
+    for i in range(requests):
+        # the stream just served has not come back yet when another waits
+        ready = [j for j in range(queue) if j != last] or [last]
+        ahead = [j for j in ready if (cyls[j] >= arm if up else cyls[j] <= arm)]
+        if not ahead:
+            up = not up
+            ahead = ready
+        j = min(ahead, key=lambda j: abs(cyls[j] - arm))
+        d = abs(cyls[j] - arm)
+        total += (seek_a + seek_b * math.sqrt(d) if d else 0.0) + waits[i]
+        arm, last = cyls[j], j
+    return total / requests
+
+
+@lru_cache(maxsize=32)
+def fit_sequential_positioning(cylinders: int, seek_a: float, seek_b: float,
+                               rotation: float, requests: int = 4000) -> tuple[float, float]:
+    """(c, d) of (2), c + d * disk_queue for disk_queue <= 3, for a LOOK
+    disk of this geometry: ``look_sequential_positioning`` at queues 1, 2
+    and 3, fitted by least squares as section 5.1 fitted its line."""
+    qs = [1, 2, 3]
+    ts = [look_sequential_positioning(q, cylinders, seek_a, seek_b, rotation, requests)
+          for q in qs]
+    d, c = np.polyfit(qs, ts, 1)
+    return float(c), float(d)
+
+
 # -- the read MVA (A.1) -------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -396,12 +451,20 @@ def approx_disk_queue(cfg: ArrayConfig, s: Split, mpl: int, cpu_delay: float,
     return dap * max(q0, 1.0) * s0 * thr
 
 
+def cache_service_time(cfg: ArrayConfig, request_bytes: float) -> float:
+    """A request's time at the array cache: its transfer at the cache rate
+    (5.4), plus the cache path's own time (``cache_overhead``) and its copy
+    of the request's bytes (``cache_copy_rate``)."""
+    return (request_bytes / cfg.cache_rate + cfg.cache_overhead
+            + request_bytes / cfg.cache_copy_rate)
+
+
 def read_inputs(cfg: ArrayConfig, request_bytes: float, mpl: int, cpu_delay: float,
                 sequential: bool = False, write: bool = False,
                 s: Split | None = None) -> Inputs:
     s = split(cfg, request_bytes) if s is None else s
     miss = 1 - cfg.cache_hit if not write else 1.0
-    cache_service = request_bytes / cfg.cache_rate + cfg.cache_overhead
+    cache_service = cache_service_time(cfg, request_bytes)
     q = approx_disk_queue(cfg, s, mpl, cpu_delay, miss, cache_service, sequential, write)
     q = max(q, cfg.min_disk_queue)
     pos, svc = _service(cfg, s, q, sequential, write)
@@ -454,7 +517,7 @@ def write_back(cfg: ArrayConfig, request_bytes: float, mpl: int, cpu_delay: floa
     unit.
     """
     blocks = math.ceil(request_bytes / cfg.stripe_unit)
-    cache_service = request_bytes / cfg.cache_rate + cfg.cache_overhead
+    cache_service = cache_service_time(cfg, request_bytes)
     inf = mva(Inputs(0.0, 0.0, 0.0, cache_service, 0.0, 0.0), mpl, cpu_delay)
     lam = inf.throughput * blocks
     unit = Split(1, 1.0, cfg.stripe_unit)

@@ -74,7 +74,7 @@ _MODEL_KEYS = {"kind", "sync", "bounds", "sizes", "skew", "balance", "coalescing
                "max_read_seek_ms", "beta_concentration", "positioning", "overhead",
                "pair_queue", "min_disk_queue", "uncoalesced", "member_latency_ms",
                "destage_threshold", "max_dirty_blocks", "cache_hit", "write_policy",
-               "destage_queue", "cache_overhead_ms", "destage"}
+               "destage_queue", "cache_overhead_ms", "destage", "cache_copy_mbps"}
 # [cache]: an ssacache stacked on the volume (Documentation/ssacache.rst);
 # block_kb and blocks are its size, the rest its options (cache_max in KiB)
 _CACHE_KEYS = {"block_kb", "blocks", "low_water", "high_water", "max_dirty",
@@ -798,11 +798,13 @@ def seed_disk(point: dict) -> disk.Disk:
                      rmax=base["rmax"] * scale, alpha=base["alpha"] * scale, p_seq=p_seq)
 
 
-def emulated_positioning(point: dict) -> tuple[float, float, float]:
+def emulated_positioning(point: dict, sequential: bool = False) -> tuple:
     """(a, b, rotation) of the array model's positioning law (1) for the
     point's ssadisk members: ``array.fit_positioning`` on the cylinders a
     member occupies (its outer ones, or all with ``spread``), with the
-    preset's seek and rotation and the spec's overrides."""
+    preset's seek and rotation and the spec's overrides.  With
+    ``sequential``, (c, d) of the sequential law (2) instead
+    (``array.fit_sequential_positioning``)."""
     d = point["disk"]
     if d.get("preset") not in MECHANICAL_PRESETS:
         raise ValueError(f"positioning = emulated needs an ssadisk preset it knows "
@@ -821,6 +823,9 @@ def emulated_positioning(point: dict) -> tuple[float, float, float]:
     if not d.get("spread"):
         per_cyl = g["heads"] * g["sectors_per_track"]
         cyl = min(cyl, max(2, -(-member_sectors(point["volume"]) // per_cyl)))
+    if sequential:
+        return array.fit_sequential_positioning(int(cyl), g["seek_a"] * scale,
+                                                g["seek_b"] * scale, g["rotation"] * scale)
     a, b = array.fit_positioning(int(cyl), g["seek_a"] * scale, g["seek_b"] * scale,
                                  g["rotation"] * scale)
     return a, b, g["rotation"] * scale
@@ -895,6 +900,8 @@ def model_point(point: dict) -> dict:
             extra["beta_concentration"] = float(m["beta_concentration"])
         if m.get("positioning", "seed") == "emulated":
             extra["pos_a"], extra["pos_b"], extra["rotation"] = emulated_positioning(point)
+            if w.get("pattern", "random") == "seq":
+                extra["seq_c"], extra["seq_d"] = emulated_positioning(point, sequential=True)
         elif m.get("positioning", "seed") != "seed":
             raise ValueError("model.positioning must be seed or emulated")
         for k in ("overhead", "pair_queue", "uncoalesced", "destage"):
@@ -913,6 +920,8 @@ def model_point(point: dict) -> dict:
             extra["destage_queue"] = float(m["destage_queue"])
         if "cache_overhead_ms" in m:
             extra["cache_overhead"] = float(m["cache_overhead_ms"]) / 1e3
+        if "cache_copy_mbps" in m:
+            extra["cache_copy_rate"] = float(m["cache_copy_mbps"]) * 1e6
         cfg = array.ArrayConfig(
             disks=v["members"], stripe_unit=int(v["chunk_kb"] * KB),
             mirrored=v["layout"] == "mirror",
