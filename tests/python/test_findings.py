@@ -156,6 +156,25 @@ check = "read(label='raid5', rate=10) < 1"
     assert fd.counts([v])["holds"] == 0
 
 
+def test_cache_counters_are_metrics(tmp_path):
+    """An array cache's counters (results' ``cache``) are quantities a
+    check can use; a point without a cache has none of them."""
+    s = spec_with(tmp_path, """
+[[finding]]
+id = "f"
+section = "5"
+quote = "q"
+let.waited = "mean('cache_throttled', label='raid5', rate=10) / mean('cache_write_hits', label='raid5', rate=10)"
+check = "waited >= 0.5"
+""")
+    cached = [dict(p, cache={"throttled": 30, "write_hits": 40}) if p["id"] == "p00" else p
+              for p in FULL]
+    v = verdict(s, results(*cached))
+    assert v.verdict == "holds" and v.lets["waited"] == pytest.approx(0.75)
+    assert any("cache_throttled[label=raid5, rate=10] = 30" in e for e in v.evidence)
+    assert verdict(s, results(*FULL)).verdict == "not measured"
+
+
 def test_crossover_argmin_and_intervals():
     a = [(0, 1.0), (1, 2.0), (2, 3.0)]
     b = [(0, 2.0), (1, 2.5), (2, 2.0)]

@@ -65,7 +65,15 @@ METRICS = {"read": "read_s", "write": "write_s", "overall": "overall_s",
            # the main model variant's value at each point, for series()
            "model_read": "model_read_s", "model_write": "model_write_s",
            "model_overall": "model_overall_s", "model_rate": "model_rate",
-           "model_max_rate": "model_max_rate"}
+           "model_max_rate": "model_max_rate",
+           # an array cache's counters over the point (ssacache status,
+           # reset before the warm-up): the requests it absorbed, sent
+           # through, held back for dirty room; the blocks it prefetched
+           "cache_read_hits": "cache.read_hits", "cache_read_misses": "cache.read_misses",
+           "cache_write_hits": "cache.write_hits",
+           "cache_write_through": "cache.write_through",
+           "cache_throttled": "cache.throttled", "cache_prefetched": "cache.prefetched",
+           "cache_prefetch_hits": "cache.prefetch_hits"}
 MODEL_METRICS = ("read", "write", "overall", "rate", "max_rate")
 SELECT_KEYS = ("label", "layout", "rate", "mpl", "p_read", "think_ms", "sizes", "skew",
                "mean_blocks")
