@@ -13,7 +13,9 @@
 #   make experiments  the whole experiment catalogue (experiments/*.toml) on
 #                     QEMU's instruction clock, into build/experiments
 #                     (EXPERIMENTS="NAME ..." for some; hours for all;
-#                     JOBS=N: N guests at once, same results, ~3 GiB each)
+#                     JOBS=N: N guests at once, same results, ~3 GiB each),
+#                     then publishes them (experiments/results/) and remakes
+#                     the Results section of Documentation/experiments.rst
 #   make bench        benchmarks against the kernel's own targets
 #   make bench-icount the benchmarks under QEMU's instruction clock: a
 #                     cost per request, and disk-bound ratios, that repeat
@@ -151,7 +153,9 @@ bench-icount: bootstrap module $(SSAT)/ssatrace
 EXPERIMENTS ?= all
 JOBS ?= 1
 experiments: bootstrap module $(SSAT)/ssatrace $(SSALOAD)
-	@$(TOP)/.venv/bin/python tools/ssa experiment run $(EXPERIMENTS) -j $(JOBS) --out $(BUILD)/experiments
+	@$(TOP)/.venv/bin/python tools/ssa experiment run $(EXPERIMENTS) -j $(JOBS) \
+		--out $(BUILD)/experiments; rc=$$?; \
+	$(TOP)/.venv/bin/python tools/ssa experiment publish $(BUILD)/experiments && exit $$rc
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]: ssatrace and ssaload in
 # PREFIX/bin; the ssa tool in PREFIX/bin with its package in

@@ -6,13 +6,15 @@ directory made up from the point alone -- and from how many points have
 run on the same devices before it, as a real volume's state would, so
 that a unit split between guests would show in the results.
 
-``FAKE_LAB_DIE=K:M`` kills guest K (the guest of plan-K.json) before its
+``FAKE_LAB_CORRELATED=pNN,...`` makes those points' responses drift
+slowly (their batch means correlated).  ``FAKE_LAB_DIE=K:M`` kills guest K (the guest of plan-K.json) before its
 M-th point, the way an emulator killed by the OOM killer ends.
 
 Usage: python3 fake_labrun.py OUTDIR [PLAN]
 """
 
 import json
+import math
 import os
 import random
 import signal
@@ -47,6 +49,9 @@ def fake_point(point: dict, plan: dict, outdir: str, plan_path: str) -> dict:
     else:
         _age["n"] += 1
     rate = point["workload"].get("rate", 10)
+    # FAKE_LAB_CORRELATED=pNN,...: those points' responses drift slowly
+    # (batch means correlated, as near saturation); their extra runs not
+    corr = set(os.environ.get("FAKE_LAB_CORRELATED", "").split(","))
     rng = random.Random(zlib.crc32(f"{plan['experiment']} {point['id']}".encode()))
     pdir = os.path.join(outdir, point["id"])
     os.makedirs(pdir, exist_ok=True)
@@ -54,8 +59,9 @@ def fake_point(point: dict, plan: dict, outdir: str, plan_path: str) -> dict:
     for i in range(240):
         t += int(rng.expovariate(rate) * 1e9)
         op = "read" if i % 4 == 0 else "write"
+        drift = 0.01 * math.sin(i / 40) if point["id"] in corr else 0.0
         resp = int(((0.02 if op == "read" else 0.05) + 0.001 * _age["n"]
-                    + rng.random() * 0.004) * 1e9)
+                    + rng.random() * 0.004 + drift) * 1e9)
         kid = f"0:low:{t}:{t}:{t + resp}:0:8"
         rows.append(f"{t},{t + resp},254:16,{i},{op},0,8,ssaload,0,1,{resp},0,{resp},0,{kid},0")
         if i >= 40:

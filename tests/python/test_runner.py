@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from ssa import experiment as ex
+from ssa import replicate
 from ssa import runner
 
 HERE = os.path.dirname(__file__)
@@ -85,6 +86,10 @@ def lab(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "vm_command", vm)
     monkeypatch.setattr(runner, "available_memory", lambda: 64 * runner.GIB)
     monkeypatch.delenv("FAKE_LAB_DIE", raising=False)
+    monkeypatch.delenv("FAKE_LAB_CORRELATED", raising=False)
+    # the fake's responses are independent, but one point in 20 has batch
+    # means correlated by chance: no extra runs unless a test asks
+    monkeypatch.setattr(replicate, "RHO1_LIMIT", 2.0)
     return specs, calls
 
 
@@ -299,3 +304,28 @@ def test_memory_limit():
     for bad in ("0/3", "4/3", "x", "1/2/3"):
         with pytest.raises(ValueError):
             runner.parse_shard(bad)
+
+
+def test_correlated_points_run_again_in_a_second_round(lab, tmp_path, monkeypatch, capsys):
+    specs, calls = lab
+    monkeypatch.setattr(replicate, "RHO1_LIMIT", 0.3)
+    monkeypatch.setenv("FAKE_LAB_CORRELATED", "p01")      # a slowly relaxing queue there
+    res = runner.run(["a"], False, "icount", str(tmp_path / "r"), jobs=2)
+    out = tmp_path / "r"
+    assert {c[1] for c in calls} >= {str(out / "vm-101")}
+    for k in (2, 3):
+        assert (out / f"p01-r{k}" / "point.json").exists()
+    p01 = next(p for p in res[0]["points"] if p["id"] == "p01")
+    assert p01["replicates"] == 3 and len(p01["read_runs_s"]) == 3
+    assert "correlated batch means (a: p01" in capsys.readouterr().out
+    saved = json.loads((out / "results.json").read_text())
+    assert next(p for p in saved["points"] if p["id"] == "p01")["replicates"] == 3
+    # again with --resume: nothing left to run, the same combined point
+    calls.clear()
+    again = runner.run(["a"], False, "icount", str(out), resume=True)
+    assert next(p for p in again[0]["points"] if p["id"] == "p01")["replicates"] == 3
+    assert not any(c[1] and c[1].endswith("vm-101") for c in calls)
+    # --no-replicate: a flagged point stays one run, with a note
+    other = runner.run(["a"], False, "icount", str(tmp_path / "n"), replicate_runs=False)
+    p01 = next(p for p in other[0]["points"] if p["id"] == "p01")
+    assert "replicates" not in p01 and any("correlated" in n for n in p01["notes"])

@@ -540,8 +540,48 @@ def _experiment_run(args: argparse.Namespace) -> dict:
     res = runner.run(args.names, args.quick, args.clock, args.out, args.timeout,
                      echo=(lambda m: print(m, file=sys.stderr, flush=True)),
                      resume=args.resume, jobs=args.jobs,
-                     shard=runner.parse_shard(args.shard) if args.shard else None)
+                     shard=runner.parse_shard(args.shard) if args.shard else None,
+                     replicate_runs=not args.no_replicate)
     return {"experiments": res}
+
+
+def _experiment_publish(args: argparse.Namespace) -> dict:
+    """Publish full runs (experiments/results/NAME.json) and remake the
+    Results section of Documentation/experiments.rst from every published
+    result; with --check, only tell whether that section is current."""
+    from . import experiment, publish
+    cat = experiment.catalogue()
+    written = []
+    for d in args.dirs:
+        d = os.path.abspath(d)
+        if os.path.exists(os.path.join(d, "results.json")):
+            written.append(publish.publish(d, cat))
+            continue
+        subs = sorted(os.path.join(d, n) for n in os.listdir(d)
+                      if os.path.exists(os.path.join(d, n, "results.json")))
+        if not subs:
+            raise experiment.SpecError(f"{d}: no results.json there nor in its "
+                                       "experiments' directories")
+        for sub in subs:
+            try:
+                written.append(publish.publish(sub, cat))
+            except experiment.SpecError as e:
+                print(f"ssa experiment publish: {e}", file=sys.stderr)
+    if args.check:
+        current = publish.write_rst(cat, check=True)
+        return {"published": written, "current": current}
+    publish.write_rst(cat)
+    return {"published": written, "current": True, "rst": publish.rst_path()}
+
+
+def _print_experiment_publish(r: dict) -> None:
+    for p in r["published"]:
+        print(f"published {p}")
+    if not r["current"]:
+        print("Documentation/experiments.rst: the Results section is not the one the "
+              "published results make; run: tools/ssa experiment publish")
+    elif r.get("rst"):
+        print(f"{r['rst']}: Results section made from experiments/results/")
 
 
 def _print_experiment_run(r: dict) -> None:
@@ -616,7 +656,22 @@ def _experiment_parser(sub, jsonp) -> None:
     er.add_argument("--shard", metavar="K/N", default=None,
                     help="run only the K-th of N parts of the points, the same parts every "
                          "time (a cluster's array tasks; then: ssa experiment report OUT)")
+    er.add_argument("--no-replicate", action="store_true",
+                    help="do not run again the points whose batch means are correlated "
+                         "(a full run does, in a second round: ssa.replicate)")
     er.set_defaults(func=_experiment_run)
+    eb = esub.add_parser("publish", parents=[jsonp],
+                         help="publish full runs and remake the documentation's Results",
+                         epilog="Copies each run's results (less the report-only fields) to "
+                                "experiments/results/NAME.json and makes the Results section "
+                                "of Documentation/experiments.rst from every published "
+                                "result, the verdicts recomputed with the specs as they are.")
+    eb.add_argument("dirs", nargs="*", metavar="DIR",
+                    help="a run's --out (one experiment, or several in DIR/NAME); none: "
+                         "only remake the section")
+    eb.add_argument("--check", action="store_true",
+                    help="exit 1 when the section is not the one the published results make")
+    eb.set_defaults(func=_experiment_publish)
     ep = esub.add_parser("report", parents=[jsonp],
                          help="analyse a run's directory again (results, report, figures)")
     ep.add_argument("dir", metavar="DIR", help="the --out of a run")
@@ -636,7 +691,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     printer = {"disk": _print_disk, "compare": _print_compare}.get(args.command)
     if args.command == "experiment":
-        printer = _print_experiment_list if args.action == "list" else _print_experiment_run
+        printer = {"list": _print_experiment_list,
+                   "publish": _print_experiment_publish}.get(args.action, _print_experiment_run)
+        if args.action == "publish":
+            printer(result)
+            return 0 if result["current"] else 1
     if args.command == "model":
         printer = {"array": _print_array, "maxrate": _print_maxrate}.get(args.model,
                                                                           _print_parity)

@@ -44,9 +44,11 @@ def batch_rho1(x, batches: int = 20) -> float:
     return float(np.dot(d[:-1], d[1:]) / den) if den > 0 else math.nan
 
 
-def flagged(res: dict, limit: float = RHO1_LIMIT) -> list[str]:
+def flagged(res: dict, limit: float | None = None) -> list[str]:
     """The metrics of a point result whose batch-means interval is not to
-    be trusted."""
+    be trusted (lag-1 autocorrelation above ``limit``, RHO1_LIMIT by
+    default)."""
+    limit = RHO1_LIMIT if limit is None else limit
     out = []
     for m in METRICS:
         r = res.get(f"{m}_rho1")

@@ -523,10 +523,13 @@ def _shard_result(pl: dict, k: int, n: int, fails: list[str], out: str) -> dict:
 
 def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | None = None,
         echo=print, resume: bool = False, jobs: int = 1,
-        shard: tuple[int, int] | None = None) -> list[dict]:
+        shard: tuple[int, int] | None = None, replicate_runs: bool = True) -> list[dict]:
     """Run experiments on ``clock`` in ``jobs`` guests at once (or only
     shard K of N) and summarise each.  One experiment writes into
-    ``out``; several into ``out/NAME``."""
+    ``out``; several into ``out/NAME``.  A full run then runs again, in
+    a second round of guests, every point whose batch means are
+    correlated (ssa.replicate), unless ``replicate_runs`` is false."""
+    t0 = time.monotonic()
     if clock not in ex.CLOCKS:
         raise ex.SpecError(f"--clock must be one of {', '.join(ex.CLOCKS)}")
     check_jobs(jobs, clock, shard, available_memory() if clock != "native" else None)
@@ -594,7 +597,76 @@ def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | No
                 f.write(ex.report_md(r))
         r["dir"] = dirs[n]
         results.append(r)
+    if replicate_runs and not quick:
+        left = None if timeout is None else timeout - (time.monotonic() - t0)
+        results = _extra_runs(cat, names, dirs, results, clock, out, left, echo, jobs,
+                              wall, own)
     return results
+
+
+EXTRA_GUESTS = 100          # the extra round's guests are numbered from 101
+
+
+def _extra_runs(cat: dict, names: list[str], dirs: dict, results: list[dict], clock: str,
+                out: str, timeout: float | None, echo, jobs: int, wall: float,
+                own: dict) -> list[dict]:
+    """The second round: every point whose batch means are correlated runs
+    again (replicate.RUNS runs in all, each its own unit: fresh devices),
+    in up to ``jobs`` guests, and the experiments that got runs are
+    summarised again with them."""
+    from . import replicate
+    plans, need_by = [], {}
+    for n, r in zip(names, results):
+        need = replicate.wanted(r, dirs[n])
+        pl = replicate.extra_plan(cat[n], False, clock, dirs[n], need) if need else None
+        if pl:
+            for i, p in enumerate(pl["points"]):
+                p["unit"] = 1_000_000 + i
+            plans.append(dict(pl, jobs=jobs))
+            need_by[n] = need
+    if not plans:
+        return results
+    if timeout is not None and timeout <= 0:
+        echo("ssa experiment: no time left for the extra runs of correlated points")
+        return results
+    todo = sum(len(p["points"]) for p in plans)
+    echo(f"ssa experiment: {sum(len(v) for v in need_by.values())} point(s) with correlated "
+         f"batch means ({', '.join(f'{n}: ' + ' '.join(v) for n, v in need_by.items())}): "
+         f"{todo} extra run(s)")
+    shards = split(plans, jobs)
+    guests = guests_for(out, shards, list(range(EXTRA_GUESTS + 1,
+                                                EXTRA_GUESTS + 1 + len(shards))), True)
+    for g in guests:
+        _write_json(g.plan, g.plans)
+    for n in need_by:                           # keep the first round's guest time
+        main = os.path.join(dirs[n], "guest.json")
+        if os.path.exists(main) and not any(f.startswith("guest-") for f in
+                                            os.listdir(dirs[n])):
+            os.replace(main, os.path.join(dirs[n], "guest-main.json"))
+    rcs, ends, _ = run_guests(guests, clock, out, timeout, echo, append=False)
+    extra_wall = max(ends.values(), default=0.0)
+    out_results = []
+    for n, r in zip(names, results):
+        if n not in need_by:
+            out_results.append(r)
+            continue
+        merge_guest_times(dirs[n])
+        r2 = ex.summarise(cat[n], dirs[n], False, clock, wall + extra_wall, len(names),
+                          own_wall_s=(own.get(n) or 0.0) + extra_wall, jobs=len(guests))
+        r2["failures"] += [f for f in r.get("failures", []) if "ended with status" in f]
+        for g in guests:
+            if rcs[g.k] not in (0, None) and any(pl["experiment"] == n for pl in g.plans):
+                r2["failures"].append(f"extra-run guest {g.k} ended with status "
+                                      f"{rcs[g.k]}: the runs it did not finish are "
+                                      f"missing (see {g.log})")
+        if r2["failures"] != r.get("failures"):
+            with open(os.path.join(dirs[n], "results.json"), "w", encoding="utf-8") as f:
+                json.dump(ex.nan_to_none(r2), f, indent=1, sort_keys=True)
+            with open(os.path.join(dirs[n], "report.md"), "w", encoding="utf-8") as f:
+                f.write(ex.report_md(r2))
+        r2["dir"] = dirs[n]
+        out_results.append(r2)
+    return out_results
 
 
 def _drop_guest_parts(edir: str) -> None:
