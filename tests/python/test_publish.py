@@ -139,3 +139,15 @@ def test_the_section_is_valid_rst(tree):
     core.publish_doctree("Results\n=======\n\n" + text, settings_overrides={
         "report_level": 2, "halt_level": 5, "warning_stream": err})
     assert err.getvalue() == "", err.getvalue()
+
+
+def test_a_run_of_other_points_is_stale(tree):
+    top, run, doc, cat = tree
+    pb.publish(str(run), cat, str(top / "results"))
+    cat["tiny"]["sweep"]["rate"] = [10, 20, 40]             # the spec gained a point
+    with pytest.raises(ex.SpecError, match=r"points are not the run's \(p02\)"):
+        pb.publish(str(run), cat, str(top / "results"))
+    pb.write_rst(cat, str(doc), str(top / "results"))
+    text = doc.read_text()
+    assert "Not current: the spec's points are not the run's (p02): run it again." in text
+    assert "In all: 0 findings hold" in text

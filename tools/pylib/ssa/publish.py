@@ -49,6 +49,19 @@ def compact(results: dict) -> dict:
     return ex.nan_to_none(out)
 
 
+def stale(spec: dict, res: dict) -> str | None:
+    """Why a result no longer describes the spec's points (a point added,
+    removed or with other parameters since it ran), or None."""
+    want = {p["id"]: (p["label"], p["params"]) for p in ex.expand(spec, False)}
+    got = {p["id"]: (p.get("label", ""), p.get("params", {})) for p in res.get("points", [])}
+    if want == got:
+        return None
+    diff = sorted(set(want) ^ set(got)) + sorted(k for k in set(want) & set(got)
+                                                  if want[k] != got[k])
+    return (f"the spec's points are not the run's ({', '.join(diff[:5])}"
+            f"{' ...' if len(diff) > 5 else ''}): run it again")
+
+
 def run_date(edir: str) -> str | None:
     """The day (UTC) the newest point of a run directory finished."""
     import datetime
@@ -75,6 +88,9 @@ def publish(edir: str, cat: dict | None = None, dest: str | None = None) -> str:
     cat = cat or ex.catalogue()
     if name not in cat:
         raise ex.SpecError(f"{edir}: experiment {name} is not in the catalogue")
+    why = stale(cat[name], res)
+    if why:
+        raise ex.SpecError(f"{edir}: {why}")
     res.setdefault("run_date", run_date(edir))
     out = compact(res)
     out["findings"] = ex.verdicts(cat[name], out)
@@ -98,7 +114,8 @@ def published(cat: dict, src: str | None = None) -> dict[str, dict]:
             continue
         with open(path, encoding="utf-8") as f:
             res = json.load(f)
-        res["findings"] = ex.verdicts(spec, res)
+        res["stale"] = stale(spec, res)
+        res["findings"] = [] if res["stale"] else ex.verdicts(spec, res)
         out[name] = res
     return out
 
@@ -181,6 +198,8 @@ def agreement(res: dict) -> list[list]:
 
 def experiment_rst(name: str, spec: dict, res: dict) -> str:
     out = [_heading(f"{name}: {spec['title']}", "-"), "", _meta(res), ""]
+    if res.get("stale"):
+        return "\n".join(out + [f"Not current: {_esc(res['stale'])}.", ""])
     ag = agreement(res)
     if ag:
         out += ["Measured against the model (\\|measured − model\\| / model over the points; "
@@ -225,8 +244,9 @@ def results_rst(cat: dict, pub: dict) -> str:
     rows = []
     for name in cat:
         res = pub.get(name)
-        if res is None:
-            rows.append([name, "-", "not published", "", "", "", ""])
+        if res is None or res.get("stale"):
+            rows.append([name, "-", "not published" if res is None else "stale",
+                         "", "", "", ""])
             continue
         c = fd.counts(res.get("findings", []))
         for k in total:
