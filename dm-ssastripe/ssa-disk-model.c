@@ -26,6 +26,19 @@
  * inside the segment is a hit: no seek, a wait until the read-ahead has
  * reached its last sector (if it has not yet), and hit_time per block.
  * The next miss replaces the segment; a write drops it.
+ *
+ * With max_transfer set, an access longer than that is served as
+ * consecutive commands of at most max_transfer sectors (ssad_command()),
+ * each costed as above when it starts, at the end of the one before: in
+ * mechanical mode the second command's first sector has just passed the
+ * head, and it waits almost a turn.
+ *
+ * The spindle's angle at the epoch (the table's load) is the phase, a
+ * fraction of a turn, or one drawn from the disk's random stream
+ * (ssad_spindle_init()).
+ *
+ * A channel shared by several disks (ssad_channel()) is a pure function of
+ * its busy-until time: the caller keeps that time and its lock.
  */
 #ifdef __KERNEL__
 #include <linux/math64.h>
@@ -74,6 +87,22 @@ void ssad_state_init(struct ssad_state *s, u64 seed, u64 epoch)
 	s->epoch = epoch;
 }
 
+/*
+ * Set the spindle's angle at the epoch: the fraction p->phase of a turn,
+ * or one drawn from the state's random stream (its first draw, so that a
+ * table loaded again with the same seed gets the same angle).  Mechanical
+ * mode only: stochastic mode has no angle, and draws nothing here.
+ */
+void ssad_spindle_init(const struct ssad_params *p, struct ssad_state *s)
+{
+	if (p->mode != SSAD_MECHANICAL)
+		return;
+	if (p->phase == SSAD_PHASE_RANDOM)
+		s->phase0 = mul_u64_u32_shr(p->rotation, ssad_rand(s) >> 32, 32);
+	else
+		s->phase0 = div_u64(p->rotation * p->phase, SSAD_PPM);
+}
+
 /* Check the parameters and derive the zone table; NULL or an error. */
 const char *ssad_model_init(struct ssad_params *p)
 {
@@ -118,6 +147,10 @@ const char *ssad_model_init(struct ssad_params *p)
 		return "zones must cover the cylinders exactly, each zone at least one";
 	if (p->read_ahead > SSAD_MAX_SPT * 2)
 		return "read_ahead must be at most 64 MiB";
+	if (p->max_transfer > SSAD_MAX_TRANSFER)
+		return "max_transfer must be at most 64 MiB";
+	if (p->phase >= SSAD_PPM && p->phase != SSAD_PHASE_RANDOM)
+		return "phase must be a fraction of a turn, 0 to 0.999999, or random";
 	p->capacity = sector;
 	return NULL;
 }
@@ -228,7 +261,7 @@ static void ssad_mechanical(const struct ssad_params *p, struct ssad_state *s,
 	t += c->seek;
 
 	/* where the spindle is, and where the first sector is, in ns */
-	div64_u64_rem(t - s->epoch, p->rotation, &phase);
+	div64_u64_rem(t - s->epoch + s->phase0, p->rotation, &phase);
 	target = div_u64(p->rotation * index, spt);
 	c->rot = target >= phase ? target - phase
 				 : target + p->rotation - phase;
@@ -296,4 +329,44 @@ void ssad_service(const struct ssad_params *p, struct ssad_state *s,
 		s->seg_start = sector + len;
 		s->seg_t0 = s->last_end;
 	}
+}
+
+/*
+ * The next command of an access of @len sectors at @sector of which @done
+ * are served: at most max_transfer sectors from @sector + @done on, which
+ * starts at @start (the end of the command before, or of the access
+ * before).  Its cost goes to @c; returns its length in sectors.
+ */
+u32 ssad_command(const struct ssad_params *p, struct ssad_state *s,
+		 bool write, u64 sector, u32 len, u32 done, u64 start,
+		 struct ssad_cost *c)
+{
+	u32 n = len - done;
+
+	if (p->max_transfer && n > p->max_transfer)
+		n = p->max_transfer;
+	ssad_service(p, s, write, sector + done, n, start, c);
+	return n;
+}
+
+/*
+ * The command costed in @c, of @len sectors, started at @start, moves its
+ * data over a channel of @mbps MB/s (10^6 bytes/s) that other disks share,
+ * cut-through and first come first served: the data needs len / rate of
+ * the channel, from no earlier than the command's media transfer begins
+ * (start + overhead + seek + rot) and no earlier than the channel is free
+ * (*@busy_until, which becomes the end of this reservation).  The command
+ * ends at the later of its media end and its channel end: c->chan is the
+ * difference, and is added to c->total.
+ */
+void ssad_channel(u64 *busy_until, u32 mbps, u32 len, u64 start,
+		  struct ssad_cost *c)
+{
+	u64 media_end = start + c->total;
+	u64 from = max(media_end - c->xfer, *busy_until);
+	u64 end = from + div_u64((u64)len * 512 * 1000, mbps);
+
+	*busy_until = end;
+	c->chan = end > media_end ? end - media_end : 0;
+	c->total += c->chan;
 }

@@ -30,6 +30,8 @@ enum ssad_mode {
 #define SSAD_MAX_HEADS		1024
 #define SSAD_MAX_SPT		BIT(16)
 #define SSAD_PPM		1000000U	/* probabilities: parts per million */
+#define SSAD_MAX_TRANSFER	BIT(17)		/* max_transfer: 64 MiB, in sectors */
+#define SSAD_PHASE_RANDOM	U32_MAX		/* phase: drawn from the seed */
 
 /* A band of cylinders recorded with the same number of sectors per track. */
 struct ssad_zone {
@@ -56,6 +58,10 @@ struct ssad_params {
 	u32 p_seq;		/* stochastic mode: P{zero seek}, ppm */
 	u32 read_ahead;		/* sectors read ahead after a read; 0 no cache */
 	u64 hit_time;		/* delivering one block from the cache */
+	u32 max_transfer;	/* sectors of one command; 0 no limit */
+	u32 phase;		/* spindle angle at load, ppm of a turn, or
+				 * SSAD_PHASE_RANDOM (mechanical mode only)
+				 */
 	/* derived by ssad_model_init() */
 	u64 capacity;		/* sectors the geometry holds */
 	u64 p_seq_q32;		/* p_seq scaled to 2^32 */
@@ -64,7 +70,12 @@ struct ssad_params {
 /* What the disk remembers between accesses. */
 struct ssad_state {
 	u64 rng;		/* splitmix64 state */
-	u64 epoch;		/* the spindle is at angle 0 at epoch + k R */
+	/*
+	 * The spindle: at the epoch (the table's load) it is phase0 ns into
+	 * its turn, so at angle 0 at epoch - phase0 + k R.
+	 */
+	u64 epoch;
+	u64 phase0;
 	u32 cyl;		/* arm position (mechanical mode) */
 	bool last_valid;
 	u64 last_sector;	/* first sector of the last access served */
@@ -84,7 +95,8 @@ struct ssad_cost {
 	u64 seek;
 	u64 rot;
 	u64 xfer;
-	u64 total;		/* overhead + seek + rot + xfer */
+	u64 chan;		/* the channel's delay (ssad_channel()) */
+	u64 total;		/* overhead + seek + rot + xfer + chan */
 	u64 dist_q10;		/* seek distance, 1/1024 cylinder */
 	u32 cyl;		/* cylinder of the access (mechanical mode) */
 	bool hit;		/* served from the read-ahead cache */
@@ -92,6 +104,7 @@ struct ssad_cost {
 
 const char *ssad_model_init(struct ssad_params *p);
 void ssad_state_init(struct ssad_state *s, u64 seed, u64 epoch);
+void ssad_spindle_init(const struct ssad_params *p, struct ssad_state *s);
 void ssad_scale(struct ssad_params *p, u32 per_mille);
 
 u32 ssad_cylinder(const struct ssad_params *p, u64 sector);
@@ -104,6 +117,11 @@ u64 ssad_isqrt(u64 x);
 
 void ssad_service(const struct ssad_params *p, struct ssad_state *s,
 		  bool write, u64 sector, u32 len, u64 start,
+		  struct ssad_cost *c);
+u32 ssad_command(const struct ssad_params *p, struct ssad_state *s,
+		 bool write, u64 sector, u32 len, u32 done, u64 start,
+		 struct ssad_cost *c);
+void ssad_channel(u64 *busy_until, u32 mbps, u32 len, u64 start,
 		  struct ssad_cost *c);
 
 #endif /* SSA_DISK_MODEL_H */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Host unit test of ssadisk's service-time model (ssa-disk-model.c): the
- * geometry, the spindle, the seed-002 conventions, and the sampled seek and
- * rotation distributions against their closed forms.  Prints TAP.
+ * geometry, the spindle, the seed-002 conventions, the sampled seek and
+ * rotation distributions against their closed forms, and the seed-000
+ * features: commands of at most max_transfer, the spindle's phase at
+ * load, and the channel shared by several disks.  Prints TAP.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -288,6 +290,210 @@ static void test_read_ahead(void)
 	tap(!c.hit, "read_ahead 0: no cache");
 }
 
+/*
+ * A disk whose numbers come out exact: 256 sectors a track (128 KiB),
+ * 8 ms a turn (31.25 us a sector), four heads, 500 us per command.
+ */
+static struct ssad_params track256(u32 max_transfer)
+{
+	struct ssad_params p = {
+		.mode = SSAD_MECHANICAL, .cylinders = 100, .heads = 4,
+		.nr_zones = 1, .zone = { { .spt = 256 } }, .rotation = 8 * MS,
+		.seek_a = MS, .seek_b = MS / 10, .overhead = MS / 2,
+		.block_sectors = 8, .max_transfer = max_transfer,
+	};
+
+	if (ssad_model_init(&p))
+		abort();
+	return p;
+}
+
+/* Serve a whole access command by command, as the kernel does; its end. */
+static u64 serve_all(const struct ssad_params *p, struct ssad_state *s,
+		     bool write, u64 sector, u32 len, u64 start, u32 *commands,
+		     struct ssad_cost *each)
+{
+	struct ssad_cost c;
+	u32 done = 0, n = 0;
+
+	while (done < len) {
+		done += ssad_command(p, s, write, sector, len, done, start, &c);
+		if (each)
+			each[n] = c;
+		n++;
+		start += c.total;
+	}
+	*commands = n;
+	return start;
+}
+
+static void test_max_transfer(void)
+{
+	struct ssad_params p = track256(256), whole = track256(0);
+	struct ssad_cost c[8], one;
+	struct ssad_state s;
+	u32 n, i;
+	u64 end;
+	bool ok = true;
+
+	/*
+	 * 512 KiB from sector 0 at t = 0, 128 KiB a command: the first waits
+	 * R - overhead for sector 0 (7.5 ms) and reads a track (8 ms); each
+	 * later one starts as its first sector passes the head, pays the
+	 * overhead, and waits the rest of a turn: 16 ms a command.
+	 */
+	ssad_state_init(&s, 1, 0);
+	end = serve_all(&p, &s, false, 0, 1024, 0, &n, c);
+	tap(n == 4 && end == 64 * MS, "512 KiB, max_transfer 128 KiB: 4 commands, 64 ms (%u, %llu ns)",
+	    n, (unsigned long long)end);
+	for (i = 0; i < n; i++)
+		ok = ok && c[i].seek == 0 && c[i].rot == 8 * MS - MS / 2 &&
+		     c[i].xfer == 8 * MS && c[i].total == 16 * MS;
+	tap(ok, "each command: overhead 0.5, rotation 7.5 (R - overhead), transfer 8 ms");
+
+	/* max_transfer 0: one command, as ever: 0.5 + 7.5 + 32 ms */
+	ssad_state_init(&s, 1, 0);
+	end = serve_all(&whole, &s, false, 0, 1024, 0, &n, c);
+	ssad_state_init(&s, 1, 0);
+	ssad_service(&whole, &s, false, 0, 1024, 0, &one);
+	tap(n == 1 && end == 40 * MS && one.total == 40 * MS,
+	    "max_transfer 0: one command of 40 ms, what ssad_service says");
+
+	/* a short access is one command whatever the limit */
+	ssad_state_init(&s, 1, 0);
+	end = serve_all(&p, &s, true, 16, 8, 0, &n, c);
+	tap(n == 1 && c[0].rot == 0 && end == MS / 2 + MS / 4,
+	    "an access within max_transfer: one command (%llu ns)",
+	    (unsigned long long)end);
+
+	/* not a multiple: 300 sectors are 256 + 44, the last one shorter */
+	ssad_state_init(&s, 1, 0);
+	end = serve_all(&p, &s, false, 0, 300, 0, &n, c);
+	tap(n == 2 && c[1].xfer == 44 * 31250 && c[1].rot == 8 * MS - MS / 2 &&
+	    end == 16 * MS + MS / 2 + 15 * MS / 2 + 44 * 31250,
+	    "300 sectors: 256 + 44 (%llu ns)", (unsigned long long)end);
+
+	/* into the next cylinder: the later command seeks one cylinder */
+	ssad_state_init(&s, 1, 0);
+	end = serve_all(&p, &s, false, 3 * 256, 512, 0, &n, c);
+	tap(n == 2 && c[0].seek == 0 && c[1].seek == MS + MS / 10 &&
+	    c[1].dist_q10 == 1024, "a command on the next cylinder seeks to it (%llu ns)",
+	    (unsigned long long)c[1].seek);
+
+	/* with read-ahead the later commands are read from the segment */
+	p.read_ahead = 2048;
+	p.hit_time = 8000;			/* 1 us a sector */
+	ssad_state_init(&s, 1, 0);
+	end = serve_all(&p, &s, false, 0, 1024, 0, &n, c);
+	ok = n == 4 && !c[0].hit;
+	/* command 2 starts at 16 ms; sector 511 is read ahead by 24 ms */
+	ok = ok && c[1].hit && c[1].rot == 8 * MS - MS / 2 && c[1].xfer == 256 * 1000;
+	tap(ok, "read_ahead: the later commands hit the segment (rot %llu, xfer %llu ns)",
+	    (unsigned long long)c[1].rot, (unsigned long long)c[1].xfer);
+}
+
+static void test_phase(void)
+{
+	struct ssad_params p = {
+		.mode = SSAD_MECHANICAL, .cylinders = 100, .heads = 1,
+		.nr_zones = 1, .zone = { { .spt = 10 } }, .rotation = 10 * MS,
+		.block_sectors = 8, .phase = 250000,
+	};
+	struct ssad_state s, s2;
+	struct ssad_cost c;
+	u64 ph[3];
+	u32 seed;
+
+	tap(!ssad_model_init(&p), "phase 0.25 accepted");
+	ssad_state_init(&s, 1, 0);
+	ssad_spindle_init(&p, &s);
+	ssad_service(&p, &s, false, 0, 1, 0, &c);
+	tap(s.phase0 == 2500000 && c.rot == 7500000,
+	    "phase 0.25: sector 0 at t = 0 waits 0.75 turn (%llu ns)",
+	    (unsigned long long)c.rot);
+	ssad_state_init(&s, 1, 1000 * MS);	/* loaded at 1 s */
+	ssad_spindle_init(&p, &s);
+	ssad_service(&p, &s, false, 5, 1, 1000 * MS + MS, &c);
+	tap(c.rot == MS + MS / 2, "phase 0.25: sector 5, 1 ms after the load, waits 1.5 ms");
+	p.phase = 0;
+	ssad_state_init(&s, 1, 0);
+	ssad_spindle_init(&p, &s);
+	ssad_service(&p, &s, false, 0, 1, 0, &c);
+	tap(s.phase0 == 0 && c.rot == 0, "phase 0: sector 0 under the head at the load");
+
+	/* random: a function of the seed */
+	p.phase = SSAD_PHASE_RANDOM;
+	for (seed = 1; seed <= 3; seed++) {
+		ssad_state_init(&s, seed, 0);
+		ssad_spindle_init(&p, &s);
+		ph[seed - 1] = s.phase0;
+	}
+	ssad_state_init(&s2, 2, 0);
+	ssad_spindle_init(&p, &s2);
+	tap(ph[0] != ph[1] && ph[1] != ph[2] && ph[0] < p.rotation &&
+	    ph[1] < p.rotation && ph[2] < p.rotation && s2.phase0 == ph[1],
+	    "phase random: seeds 1, 2, 3 give %llu, %llu, %llu ns; seed 2 again the same",
+	    (unsigned long long)ph[0], (unsigned long long)ph[1],
+	    (unsigned long long)ph[2]);
+	ssad_service(&p, &s2, false, 0, 1, 0, &c);
+	tap(c.rot == (ph[1] ? p.rotation - ph[1] : 0),
+	    "phase random: sector 0 at the load waits the rest of the turn");
+
+	/* no angle, and no draw, in stochastic mode */
+	p.mode = SSAD_STOCHASTIC;
+	ssad_state_init(&s, 2, 0);
+	ssad_spindle_init(&p, &s);
+	tap(s.phase0 == 0 && s.rng == 2, "stochastic mode: the phase draws nothing");
+
+	p.mode = SSAD_MECHANICAL;
+	p.phase = SSAD_PPM;
+	tap(ssad_model_init(&p) != NULL, "phase 1 refused");
+	p.phase = 0;
+	p.max_transfer = SSAD_MAX_TRANSFER + 1;
+	tap(ssad_model_init(&p) != NULL, "max_transfer beyond 64 MiB refused");
+}
+
+static void test_channel(void)
+{
+	struct ssad_cost c = { .xfer = 4 * MS, .total = 5 * MS };
+	struct ssad_cost a, b;
+	u64 busy = 0;
+
+	/* 128 KiB at 20 MB/s: 6.5536 ms, from the media start at 1 ms */
+	ssad_channel(&busy, 20, 256, 0, &c);
+	tap(c.chan == 2553600 && c.total == 7553600 && busy == 7553600,
+	    "a slow channel: the command ends with its channel transfer (%llu ns)",
+	    (unsigned long long)c.chan);
+
+	/* 1000 MB/s: done at 1.131072 ms, before the media: no delay */
+	c = (struct ssad_cost){ .xfer = 4 * MS, .total = 5 * MS };
+	busy = 0;
+	ssad_channel(&busy, 1000, 256, 0, &c);
+	tap(c.chan == 0 && c.total == 5 * MS && busy == MS + 131072,
+	    "a fast channel: no delay, busy until 1.131072 ms");
+
+	/* a channel busy until 10 ms: the transfer waits for it */
+	c = (struct ssad_cost){ .xfer = 4 * MS, .total = 5 * MS };
+	busy = 10 * MS;
+	ssad_channel(&busy, 20, 256, 0, &c);
+	tap(c.chan == 10 * MS + 6553600 - 5 * MS && busy == 10 * MS + 6553600,
+	    "a busy channel: the transfer starts when it is free (%llu ns)",
+	    (unsigned long long)c.chan);
+
+	/*
+	 * Two disks, 1 MiB each at 10 MB/s, their media transfers (5 ms at
+	 * the disk's rate) beginning at 2 and 3 ms: the second ends
+	 * 2 MiB / 10 MB/s after the first began, 209.7152 ms.
+	 */
+	a = (struct ssad_cost){ .xfer = 5 * MS, .total = 7 * MS };
+	b = (struct ssad_cost){ .xfer = 5 * MS, .total = 8 * MS };
+	busy = 0;
+	ssad_channel(&busy, 10, 2048, 0, &a);
+	ssad_channel(&busy, 10, 2048, 0, &b);
+	tap(a.total == 2 * MS + 104857600 && b.total == 2 * MS + 209715200,
+	    "two disks on one channel: the later ends (sum of bytes) / R after the first began");
+}
+
 static void test_scale(void)
 {
 	struct ssad_params p = ct1992(0);
@@ -309,6 +515,9 @@ int main(void)
 	test_stochastic_moments(300000);
 	test_mechanical_distance();
 	test_read_ahead();
+	test_max_transfer();
+	test_phase();
+	test_channel();
 	test_scale();
 	printf("1..%d\n", test_nr);
 	return failures ? 1 : 0;
