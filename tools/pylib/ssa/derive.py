@@ -242,45 +242,57 @@ def optimal_bsu(spec: dict, results: dict, outdir: str) -> dict:
         n = int(k)
         block = int(w.get("block", 4096))
         chunk = int(p["volume"]["chunk_kb"] * KB)
-        z = generator_responses(os.path.join(outdir, r["id"]), op)
+        pr = float(w.get("p_read", 1.0))
+        row_op = op or ("read" if pr >= 1 else "write" if pr <= 0 else None)
+        z = generator_responses(os.path.join(outdir, r["id"]), row_op)
         if z is not None and len(z):
             mean, ci = _mean_ci(z)
             source = "generator"
         else:
-            mean, ci = r.get(metric, math.nan), r.get(metric.replace("_s", "_ci_s"), math.nan)
+            key = f"{row_op or 'overall'}_s" if metric == "auto" else metric
+            mean, ci = r.get(key, math.nan), r.get(key.replace("_s", "_ci_s"), math.nan)
             source = "trace"
         rows.append({"id": r["id"], "request": n * block, "request_kb": n * block / KB,
                      "disks": n, "bsu": chunk, "bsu_kb": chunk / KB, "block": block, "mpl": int(w.get("mpl", 1)),
                      "think_ms": float(w.get("think_ms", 0)), "mean_s": mean, "ci_s": ci,
-                     "source": source, "label": r.get("label", "")})
+                     "source": source, "label": r.get("label", ""),
+                     "op": row_op or "all", "pattern": w.get("pattern", "random")})
     if not rows:
         return {"sections": [{"title": "Optimal stripe unit",
                               "markdown": "No point ran: nothing to derive."}],
                 "data": {}, "figures": []}
-    thinks = sorted({x["think_ms"] for x in rows})
+    variants = sorted({(x["think_ms"], x["op"], x["pattern"]) for x in rows})
+    thinks = sorted({v[0] for v in variants})
     mpls = sorted({x["mpl"] for x in rows})
     sizes = sorted({x["request"] for x in rows})
     disks = sorted({x["disks"] for x in rows})
     optimal = []
-    for t in thinks:
+    for t, vop, pat in variants:
         for m in mpls:
             for q in sizes:
-                c = [x for x in rows if x["think_ms"] == t and x["mpl"] == m and x["request"] == q]
+                c = [x for x in rows if (x["think_ms"], x["op"], x["pattern"]) == (t, vop, pat)
+                     and x["mpl"] == m and x["request"] == q]
                 if not c:
                     continue
                 o = choose_optimal(c)
                 if not o:
                     continue
                 cand_bsu = sorted({x["bsu"] for x in c})
-                o.update(think_ms=t, mpl=m, request=q, request_kb=q / KB,
+                o.update(think_ms=t, op=vop, pattern=pat, mpl=m, request=q, request_kb=q / KB,
                          bsu_kb=o["bsu"] / KB, candidates=cand_bsu)
                 for f, v in _bsu_formulas(formulas, m, q).items():
                     o[f] = v
                     o[f"{f}_nearest"] = _nearest(v, cand_bsu)
                 optimal.append(o)
     sections, figures = [], []
-    for t in thinks:
-        tag = f", mean think time {t:g} ms" if len(thinks) > 1 or t else ""
+    for t, vop, pat in variants:
+        tag = (f", mean think time {t:g} ms" if len(thinks) > 1 or t else "") + \
+            (f", {vop}s" if len({v[1] for v in variants}) > 1 else "") + \
+            (f", {pat} starts" if len({v[2] for v in variants}) > 1 else "")
+        all_rows, all_optimal = rows, optimal
+        rows = [x for x in all_rows if (x["think_ms"], x["op"], x["pattern"]) == (t, vop, pat)]
+        optimal = [o for o in all_optimal if (o["think_ms"], o["op"], o["pattern"]) ==
+                   (t, vop, pat)]
         # responses: rows request size, columns MPL x disks
         hdr = ["request KB"] + [f"MPL {m}, n={n}" for m in mpls for n in disks]
         body = []
@@ -351,11 +363,15 @@ def optimal_bsu(spec: dict, results: dict, outdir: str) -> dict:
                              "(both formulas give the smallest unit there).\n\n"
                              + (_md_table(hdr, body) if body else "No point with MPL >= 2.")
                              + (f"\n\n{note}." if total else ""))})
+        suffix = (f"-think{t:g}" if len(thinks) > 1 else "") + \
+            (f"-{vop}" if len({v[1] for v in variants}) > 1 else "") + \
+            (f"-{pat}" if len({v[2] for v in variants}) > 1 else "")
         try:
             figures += _bsu_figures(spec, rows, optimal, t, mpls, disks, formulas, outdir,
-                                    suffix=f"-think{t:g}" if len(thinks) > 1 else "")
+                                    suffix=suffix)
         except Exception as e:                  # a figure must not lose the tables
             sections.append({"title": "Figures", "markdown": f"not drawn: {e}"})
+        rows, optimal = all_rows, all_optimal
     return {"sections": sections, "figures": figures,
             "data": {"responses": rows, "optimal": optimal}}
 

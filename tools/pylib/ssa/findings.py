@@ -84,9 +84,9 @@ DERIVED_TABLES = {
     "optimal_bsu": {
         "optimal": ("bsu", "bsu_kb", "disks", "mean_s", "fastest_bsu", "think_ms", "mpl",
                     "request", "request_kb", "lee-katz", "lee-katz_nearest",
-                    "chen-patterson", "chen-patterson_nearest"),
+                    "chen-patterson", "chen-patterson_nearest", "op", "pattern"),
         "responses": ("id", "request", "request_kb", "disks", "bsu", "bsu_kb", "block", "mpl",
-                      "think_ms", "mean_s", "ci_s", "source", "label"),
+                      "think_ms", "mean_s", "ci_s", "source", "label", "op", "pattern"),
     },
     "bandwidth_peaks": {
         "series": ("label", "chunk", "width", "peaks_on_width", "min_bw_above_width",
