@@ -979,6 +979,10 @@ def point_result(point: dict, meas: dict) -> dict:
         if k in w and k not in r:
             r[k] = w[k]
     r.update(meas)
+    for k in ("read", "write", "all"):         # what the generator saw, for plots
+        v = (meas.get("generator") or {}).get(f"{k}_s")
+        if v is not None:
+            r[f"generator_{k}_s"] = v
     if meas.get("utilization_members"):
         r["max_rate"] = max_rate(point, meas)
     try:
