@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ssadisk internals shared by its two files: ssa-disk.c (the server, the
- * target's map, suspend, status and messages) and ssa-disk-table.c (the
- * table: presets, parsing, checks, and the table as status prints it).
+ * ssadisk internals shared by its files: ssa-disk.c (the server, the
+ * target's map, suspend, status and messages), ssa-disk-table.c (the
+ * table: presets, parsing, checks, and the table as status prints it) and
+ * ssa-disk-chan.c (the channels that disks share).
  */
 #ifndef SSA_DISK_PRIV_H
 #define SSA_DISK_PRIV_H
@@ -20,10 +21,25 @@
 #define SSAD_MAX_ARGS		128
 #define SSAD_US			1000ULL
 #define SSAD_MS			(1000 * SSAD_US)
+#define SSAD_CHAN_NAME_MAX	31
+#define SSAD_MAX_MBPS		100000
 
 enum ssad_sched {
 	SSAD_FIFO,
 	SSAD_LOOK,
+};
+
+/*
+ * The commands of one access, added up (the ssadisk_service_start event
+ * reports them).
+ */
+struct ssad_svc {
+	u64 seek;
+	u64 rot;
+	u64 xfer;
+	u64 chan;		/* the channel's delay */
+	u64 dist_q10;		/* seek distance, 1/1024 cylinder */
+	u32 commands;
 };
 
 /* Per-bio data: the access while it waits and while it is served. */
@@ -31,16 +47,19 @@ struct ssad_io {
 	struct list_head list;
 	u64 id;
 	u64 arrival;
-	u64 start;
-	u64 end;		/* modelled end; 0 if it was released unmodelled */
+	u64 start;		/* modelled start of its first command */
+	u64 end;		/* modelled end of its latest command started;
+				 * 0 if it was released unmodelled
+				 */
 	u64 sector;		/* on the modelled disk */
 	u64 dsector;		/* on the ssadisk device, as submitted */
-	u64 dist_q10;		/* seek distance, 1/1024 cylinder */
+	struct ssad_svc svc;
 	u32 len;
+	u32 done;		/* sectors of the commands started */
 	u32 cyl;
 	u32 gen;		/* the stats window it was counted in */
 	u8 op;			/* 0 read, 1 write */
-	bool hit;		/* served from the read-ahead cache */
+	bool hit;		/* every command served from the read-ahead */
 };
 
 /*
@@ -69,7 +88,11 @@ struct ssad_stats {
 	u64 late;		/* sum of delivery lateness */
 	u64 late_n;
 	u64 hits;		/* reads served from the read-ahead cache */
+	u64 commands;		/* commands of the accesses counted */
+	u64 chan;		/* sum of their channel delays */
 };
+
+struct ssad_chan;
 
 struct ssad_ctx {
 	struct dm_target *ti;
@@ -84,8 +107,16 @@ struct ssad_ctx {
 	u32 time_scale;			/* per mille */
 	u64 seed;
 	bool spread;
+	char chan_name[SSAD_CHAN_NAME_MAX + 1];	/* "" for no channel */
+	u32 chan_mbps;			/* the channel's rate, MB/s */
+	struct ssad_chan *chan;		/* joined at construction */
 
-	spinlock_t lock;		/* protects everything below */
+	/*
+	 * Protects everything below.  Taken with interrupts off (the timer
+	 * runs in hard interrupt context).  Lock order: a disk's lock, then
+	 * its channel's (ssa-disk-chan.c); never two disks' locks at once.
+	 */
+	spinlock_t lock;
 	struct ssad_state state;
 	struct list_head queue;		/* waiting, in arrival order */
 	u32 queued;
@@ -120,5 +151,12 @@ int ssad_parse_args(struct ssad_ctx *sc, struct dm_arg_set *as, char **error);
 int ssad_check(struct ssad_ctx *sc, char **error);
 unsigned int ssad_emit_table(struct ssad_ctx *sc, char *result,
 			     unsigned int maxlen, unsigned int sz);
+
+int ssad_chan_get(const char *name, u32 mbps, struct ssad_chan **out,
+		  char **error);
+void ssad_chan_put(struct ssad_chan *ch);
+void ssad_chan_reserve(struct ssad_chan *ch, u32 len, u64 start,
+		       struct ssad_cost *c);
+u64 ssad_chan_busy(struct ssad_chan *ch);
 
 #endif /* SSA_DISK_PRIV_H */

@@ -200,6 +200,38 @@ static int ssad_bad_num(char **error, int r, const char *msg)
 	return ssad_bad(error, r == -ERANGE ? ssad_too_large : msg);
 }
 
+/* "phase F" (a fraction of a turn, six decimals) or "phase random" */
+static int ssad_parse_phase(struct ssad_params *p, const char *val,
+			    char **error)
+{
+	u64 v;
+
+	if (!strcasecmp(val, "random")) {
+		p->phase = SSAD_PHASE_RANDOM;
+		return 0;
+	}
+	if (ssad_parse_fixed(val, 6, 1, &v, NULL) || v >= SSAD_PPM)
+		return ssad_bad(error,
+				"Invalid phase: a fraction of a turn, 0 to 0.999999, or random");
+	p->phase = v;
+	return 0;
+}
+
+/* "channel NAME": 1 to 31 of [A-Za-z0-9_-] */
+static int ssad_parse_chan_name(struct ssad_ctx *sc, const char *val,
+				char **error)
+{
+	size_t i, n = strlen(val);
+
+	if (!n || n > SSAD_CHAN_NAME_MAX)
+		return ssad_bad(error, "Invalid channel: a name of 1 to 31 characters");
+	for (i = 0; i < n; i++)
+		if (!isalnum(val[i]) && val[i] != '_' && val[i] != '-')
+			return ssad_bad(error, "Invalid channel: letters, digits, _ and - only");
+	strscpy(sc->chan_name, val, sizeof(sc->chan_name));
+	return 0;
+}
+
 /* One "<name> <value>" (or "zones ...", or "spread"); consumes it. */
 static int ssad_parse_one(struct ssad_ctx *sc, struct dm_arg_set *as,
 			  char **error)
@@ -281,6 +313,21 @@ static int ssad_parse_one(struct ssad_ctx *sc, struct dm_arg_set *as,
 		r = ssad_parse_u32(val, 0, 65536, &sc->queue_limit);
 		if (r)
 			return ssad_bad_num(error, r, "Invalid queue_limit: 0 to 65536");
+	} else if (!strcasecmp(name, "max_transfer")) {
+		r = ssad_parse_u32(val, 0, 512 * SSAD_MAX_TRANSFER, &u);
+		if (r || u % 512)
+			return ssad_bad_num(error, r,
+					    "Invalid max_transfer: bytes, n x 512, to 64 MiB (0: no limit)");
+		p->max_transfer = u / 512;
+	} else if (!strcasecmp(name, "phase")) {
+		return ssad_parse_phase(p, val, error);
+	} else if (!strcasecmp(name, "channel")) {
+		return ssad_parse_chan_name(sc, val, error);
+	} else if (!strcasecmp(name, "channel_mbps")) {
+		r = ssad_parse_u32(val, 1, SSAD_MAX_MBPS, &sc->chan_mbps);
+		if (r)
+			return ssad_bad_num(error, r,
+					    "Invalid channel_mbps: MB/s (10^6 bytes), 1 to 100000");
 	} else if (!strcasecmp(name, "seed")) {
 		r = ssa_parse_u64(val, &sc->seed);
 		if (r)
@@ -353,6 +400,14 @@ int ssad_check(struct ssad_ctx *sc, char **error)
 		*error = "sched look needs mode mechanical (stochastic mode has no head position)";
 		return -EINVAL;
 	}
+	if (sc->chan_name[0] && !sc->chan_mbps) {
+		*error = "channel needs channel_mbps, the channel's rate in MB/s";
+		return -EINVAL;
+	}
+	if (!sc->chan_name[0] && sc->chan_mbps) {
+		*error = "channel_mbps needs channel <name>, the channel it is the rate of";
+		return -EINVAL;
+	}
 	if (sc->table.mode == SSAD_MECHANICAL && !sc->spread &&
 	    ti->len > sc->table.capacity) {
 		*error = "Target larger than the modelled disk: add spread";
@@ -384,8 +439,8 @@ unsigned int ssad_emit_table(struct ssad_ctx *sc, char *result,
 			     unsigned int maxlen, unsigned int sz)
 {
 	const struct ssad_params *p = &sc->table;
-	unsigned int i, n = 34 + (p->nr_zones > 1 ? 2 + 2 * p->nr_zones : 2) +
-			    sc->spread;
+	unsigned int i, n = 38 + (p->nr_zones > 1 ? 2 + 2 * p->nr_zones : 2) +
+			    (sc->chan ? 4 : 0) + sc->spread;
 	char t[7][24];
 
 	ssad_fmt_time(t[0], sizeof(t[0]), p->rotation);
@@ -412,8 +467,17 @@ unsigned int ssad_emit_table(struct ssad_ctx *sc, char *result,
 	       t[5], p->block_sectors * 512, p->p_seq / SSAD_PPM,
 	       p->p_seq % SSAD_PPM, ssad_scheds[sc->sched]);
 	DMEMIT(" read_ahead %u hit_time %s", p->read_ahead * 512, t[6]);
-	DMEMIT(" queue_limit %u time_scale %u.%03u seed %llu%s",
+	DMEMIT(" queue_limit %u time_scale %u.%03u seed %llu",
 	       sc->queue_limit, sc->time_scale / 1000, sc->time_scale % 1000,
-	       sc->seed, sc->spread ? " spread" : "");
+	       sc->seed);
+	DMEMIT(" max_transfer %u", p->max_transfer * 512);
+	if (p->phase == SSAD_PHASE_RANDOM)
+		DMEMIT(" phase random");
+	else
+		DMEMIT(" phase %u.%06u", p->phase / SSAD_PPM, p->phase % SSAD_PPM);
+	if (sc->chan)
+		DMEMIT(" channel %s channel_mbps %u", sc->chan_name,
+		       sc->chan_mbps);
+	DMEMIT("%s", sc->spread ? " spread" : "");
 	return sz;
 }

@@ -11,9 +11,16 @@
  * An event fires when the timer that carries it runs, which may be a little
  * later than the model time it reports; the difference is timer lateness.
  *
- *   ssadisk_service_start   the access takes the disk (queue time ends)
+ *   ssadisk_service_start   the access takes the disk (queue time ends);
+ *                           for an access of several commands (max_transfer)
+ *                           it fires when the last command starts, with the
+ *                           first command's start and the sums of their parts
  *   ssadisk_service_end     the modelled service ends; the data goes to the
  *                           backing device now
+ *
+ * A BPF program gets at most twelve arguments: ssadisk_service_start's
+ * twelfth (args[11] of a raw tracepoint; dist_q10 before 1.4.0) is the
+ * struct ssad_svc that holds the rest.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM ssadisk
@@ -24,13 +31,16 @@
 #include <linux/tracepoint.h>
 #include <linux/kdev_t.h>
 
+#include "ssa-disk-priv.h"
+
 #define ssad_show_op(op) __print_symbolic(op, { 0, "read" }, { 1, "write" })
 
 TRACE_EVENT(ssadisk_service_start,
 	TP_PROTO(dev_t dev, u64 id, u8 op, u64 sector, u32 len, u64 arrival,
-		 u64 start, u64 end, u64 seek, u64 rot, u64 xfer, u64 dist_q10),
+		 u64 start, u64 end, u64 seek, u64 rot, u64 xfer,
+		 const struct ssad_svc *svc),
 	TP_ARGS(dev, id, op, sector, len, arrival, start, end, seek, rot, xfer,
-		dist_q10),
+		svc),
 	TP_STRUCT__entry(
 		__field(u64, id)
 		__field(u64, sector)
@@ -44,6 +54,8 @@ TRACE_EVENT(ssadisk_service_start,
 		__field(dev_t, dev)
 		__field(u32, len)
 		__field(u8, op)
+		__field(u64, chan)
+		__field(u32, commands)
 	),
 	TP_fast_assign(
 		__entry->id = id;
@@ -54,17 +66,19 @@ TRACE_EVENT(ssadisk_service_start,
 		__entry->seek = seek;
 		__entry->rot = rot;
 		__entry->xfer = xfer;
-		__entry->dist_q10 = dist_q10;
+		__entry->dist_q10 = svc->dist_q10;
 		__entry->dev = dev;
 		__entry->len = len;
 		__entry->op = op;
+		__entry->chan = svc->chan;
+		__entry->commands = svc->commands;
 	),
-	TP_printk("dev %d:%d id %llu %s sector %llu len %u arrival %llu start %llu end %llu seek %llu rot %llu xfer %llu dist_q10 %llu",
+	TP_printk("dev %d:%d id %llu %s sector %llu len %u arrival %llu start %llu end %llu seek %llu rot %llu xfer %llu dist_q10 %llu commands %u chan %llu",
 		  MAJOR(__entry->dev), MINOR(__entry->dev), __entry->id,
 		  ssad_show_op(__entry->op), __entry->sector, __entry->len,
 		  __entry->arrival, __entry->start,
 		  __entry->end, __entry->seek, __entry->rot, __entry->xfer,
-		  __entry->dist_q10)
+		  __entry->dist_q10, __entry->commands, __entry->chan)
 );
 
 TRACE_EVENT(ssadisk_service_end,

@@ -16,6 +16,12 @@
  * them to the backing device (submission may sleep; the callback may not).
  * A late timer delays the delivery of a completion, never the model.
  *
+ * An access longer than the table's max_transfer is served as consecutive
+ * commands, back to back, the disk held for all of them: each command's
+ * cost is computed when it starts (at the end of the one before, which
+ * its timer marks), so that a channel shared with other disks
+ * (ssa-disk-chan.c) is reserved in the order the commands start.
+ *
  * The status figures are the model's too: they cover a window of the
  * model's own timeline, from the first arrival after creation or
  * reset_stats to the end of the last service (or to now while one is in
@@ -77,27 +83,53 @@ static struct ssad_io *ssad_pick(struct ssad_ctx *sc)
 	return list_first_entry(&sc->queue, struct ssad_io, list);
 }
 
+/*
+ * Start the next command of @io at @start: the access's start, or the end
+ * of its command before (back to back, the disk held).  Its cost is the
+ * model's, and the channel's, as of @start; the command's end becomes the
+ * access's end so far.  The access's ssadisk_service_start goes out when
+ * its last command starts, the first moment its end is known.
+ */
+static void ssad_start_cmd(struct ssad_ctx *sc, struct ssad_io *io, u64 start)
+{
+	struct ssad_svc *v = &io->svc;
+	struct ssad_cost c;
+	u32 n;
+
+	n = ssad_command(&sc->model, &sc->state, io->op, io->sector, io->len,
+			 io->done, start, &c);
+	if (sc->chan)
+		ssad_chan_reserve(sc->chan, n, start, &c);
+	io->hit = c.hit && (!v->commands || io->hit);
+	io->done += n;
+	io->end = start + c.total;
+	v->commands++;
+	v->seek += c.seek;
+	v->rot += c.rot;
+	v->xfer += c.xfer;
+	v->chan += c.chan;
+	v->dist_q10 += c.dist_q10;
+	if (io->done == io->len)
+		trace_ssadisk_service_start(sc->devt, io->id, io->op,
+					    io->dsector, io->len, io->arrival,
+					    io->start, io->end, v->seek, v->rot,
+					    v->xfer, v);
+}
+
 /* Put the next access in service; false if none is waiting. */
 static bool ssad_start_next(struct ssad_ctx *sc)
 {
 	struct ssad_io *io = ssad_pick(sc);
-	struct ssad_cost cost;
 
 	if (!io)
 		return false;
 	list_del(&io->list);
 	sc->queued--;
 	io->start = max(io->arrival, sc->busy_until);
-	ssad_service(&sc->model, &sc->state, io->op, io->sector, io->len,
-		     io->start, &cost);
-	io->end = io->start + cost.total;
-	io->hit = cost.hit;
-	io->dist_q10 = cost.dist_q10;
+	io->done = 0;
+	memset(&io->svc, 0, sizeof(io->svc));
 	sc->cur = io;
-	trace_ssadisk_service_start(sc->devt, io->id, io->op, io->dsector,
-				    io->len, io->arrival, io->start,
-				    io->end, cost.seek, cost.rot, cost.xfer,
-				    cost.dist_q10);
+	ssad_start_cmd(sc, io, io->start);
 	return true;
 }
 
@@ -118,8 +150,10 @@ static void ssad_finish(struct ssad_ctx *sc)
 	st->last = io->end;
 	st->svc_sq += mul_u64_u64_shr(svc, svc, 20);
 	st->resp += io->end - io->arrival;
-	st->dist_q10 += io->dist_q10;
+	st->dist_q10 += io->svc.dist_q10;
 	st->hits += io->hit;
+	st->commands += io->svc.commands;
+	st->chan += io->svc.chan;
 	io->gen = sc->gen;
 	trace_ssadisk_service_end(sc->devt, io->id, io->op, io->dsector,
 				  io->len, io->start, io->end);
@@ -129,8 +163,10 @@ static void ssad_finish(struct ssad_ctx *sc)
 }
 
 /*
- * End every service whose deadline has passed and start the next ones;
- * true if bios are ready for the device.  Called with the lock held.
+ * End every command whose deadline has passed and start what follows it:
+ * the access's next command, or when it has none the access is served and
+ * the next access starts.  True if bios are ready for the device.  Called
+ * with the lock held.
  */
 static bool ssad_advance(struct ssad_ctx *sc, u64 now)
 {
@@ -141,6 +177,10 @@ static bool ssad_advance(struct ssad_ctx *sc, u64 now)
 			break;
 		if (sc->cur->end > now)
 			break;
+		if (sc->cur->done < sc->cur->len) {
+			ssad_start_cmd(sc, sc->cur, sc->cur->end);
+			continue;
+		}
 		ssad_finish(sc);
 		ready = true;
 	}
@@ -297,6 +337,58 @@ static void ssad_leave(struct ssad_ctx *sc)
 }
 
 /*
+ * A copy of the disk's model, for replaying accesses on it: the state,
+ * and the channel's busy-until time as it stands (other disks may take
+ * the channel before the accesses replayed would).
+ */
+struct ssad_replay {
+	struct ssad_state st;
+	u64 chan_busy;
+};
+
+/*
+ * The commands of an access of @len sectors at @sector from @done on,
+ * the first of them starting at @t, on the copy @rp: the access's end.
+ */
+static u64 ssad_replay(struct ssad_ctx *sc, struct ssad_replay *rp,
+		       bool write, u64 sector, u32 len, u32 done, u64 t)
+{
+	struct ssad_cost cost;
+	u32 k;
+
+	while (done < len) {
+		k = ssad_command(&sc->model, &rp->st, write, sector, len, done,
+				 t, &cost);
+		if (sc->chan)
+			ssad_channel(&rp->chan_busy, sc->chan_mbps, k, t, &cost);
+		done += k;
+		t += cost.total;
+	}
+	return t;
+}
+
+/*
+ * When the disk would be free of everything it holds, on the copy @rp of
+ * its model: the rest of the access in service, then the waiting ones
+ * replayed in arrival order.  The disk's lock is held.
+ */
+static u64 ssad_replay_held(struct ssad_ctx *sc, struct ssad_replay *rp)
+{
+	struct ssad_io *io, *cur = sc->cur;
+	u64 t = sc->busy_until;
+
+	rp->st = sc->state;
+	rp->chan_busy = sc->chan ? ssad_chan_busy(sc->chan) : 0;
+	if (cur)
+		t = ssad_replay(sc, rp, cur->op, cur->sector, cur->len,
+				cur->done, cur->end);
+	list_for_each_entry(io, &sc->queue, list)
+		t = ssad_replay(sc, rp, io->op, io->sector, io->len, 0,
+				max(io->arrival, t));
+	return t;
+}
+
+/*
  * What the disk would do with each of the @n accesses @c if it arrived
  * now, behind everything it holds: the state after the access in
  * service, the waiting ones replayed in arrival order on a copy of the
@@ -308,12 +400,10 @@ static void ssad_leave(struct ssad_ctx *sc)
 int ssad_predict(dev_t devt, struct ssad_cand *c, unsigned int n,
 		 struct ssad_guess *g)
 {
-	struct ssad_state st, cand;
-	struct ssad_cost cost;
+	struct ssad_replay held, cand;
 	struct ssad_ctx *sc;
-	struct ssad_io *io;
 	unsigned long flags;
-	u64 t, start, best_end = U64_MAX;
+	u64 best_end = U64_MAX;
 	int best = -ENODEV;
 	unsigned int i;
 
@@ -324,17 +414,10 @@ int ssad_predict(dev_t devt, struct ssad_cand *c, unsigned int n,
 	spin_lock_irqsave(&sc->lock, flags);
 	if (sc->draining)
 		goto unlock;
-	st = sc->state;
-	t = sc->cur ? sc->cur->end : sc->busy_until;
-	list_for_each_entry(io, &sc->queue, list) {
-		start = max(io->arrival, t);
-		ssad_service(&sc->model, &st, io->op, io->sector, io->len,
-			     start, &cost);
-		t = start + cost.total;
-	}
-	g->start = max(ktime_get_ns(), t);
-	g->arm = st.cyl;
-	g->exact = sc->sched == SSAD_FIFO || sc->queued <= 1;
+	g->start = max(ktime_get_ns(), ssad_replay_held(sc, &held));
+	g->arm = held.st.cyl;
+	/* a shared channel may be taken by another disk in the meantime */
+	g->exact = !sc->chan && (sc->sched == SSAD_FIFO || sc->queued <= 1);
 	for (i = 0; i < n; i++) {
 		u64 sector;
 
@@ -343,10 +426,9 @@ int ssad_predict(dev_t devt, struct ssad_cand *c, unsigned int n,
 		if (!c[i].len || c[i].dsector + c[i].len > sc->ti->len)
 			continue;
 		sector = ssad_model_sector(sc, c[i].dsector);
-		cand = st;
-		ssad_service(&sc->model, &cand, c[i].write, sector, c[i].len,
-			     g->start, &cost);
-		c[i].end = g->start + cost.total;
+		cand = held;
+		c[i].end = ssad_replay(sc, &cand, c[i].write, sector, c[i].len,
+				       0, g->start);
 		c[i].cyl = ssad_cylinder(&sc->model, sector);
 		if (best < 0 || c[i].end < best_end) {
 			best = i;
@@ -461,6 +543,9 @@ static int ssad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	}
 	if (!r)
 		r = ssad_check(sc, &ti->error);
+	if (!r && sc->chan_name[0])
+		r = ssad_chan_get(sc->chan_name, sc->chan_mbps, &sc->chan,
+				  &ti->error);
 	if (r)
 		goto bad_dev;
 
@@ -469,10 +554,11 @@ static int ssad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	if (!sc->wq) {
 		ti->error = "Cannot allocate ssadisk workqueue";
 		r = -ENOMEM;
-		goto bad_dev;
+		goto bad_chan;
 	}
 	sc->devt = disk_devt(dm_disk(dm_table_get_md(ti->table)));
 	ssad_state_init(&sc->state, sc->seed, ktime_get_ns());
+	ssad_spindle_init(&sc->model, &sc->state);
 
 	ti->private = sc;
 	ti->num_flush_bios = 1;
@@ -481,6 +567,8 @@ static int ssad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->per_io_data_size = sizeof(struct ssad_io);
 	return 0;
 
+bad_chan:
+	ssad_chan_put(sc->chan);
 bad_dev:
 	dm_put_device(ti, sc->dev);
 bad:
@@ -497,6 +585,7 @@ static void ssad_dtr(struct dm_target *ti)
 	synchronize_rcu();
 	hrtimer_cancel(&sc->timer);
 	destroy_workqueue(sc->wq);
+	ssad_chan_put(sc->chan);
 	dm_put_device(ti, sc->dev);
 	kfree(sc);
 }
@@ -516,7 +605,7 @@ static void ssad_status(struct dm_target *ti, status_type_t type,
 			unsigned int maxlen)
 {
 	struct ssad_ctx *sc = ti->private;
-	char el[24], svc[24], resp[24], seek[24], late[24];
+	char el[24], svc[24], resp[24], seek[24], late[24], chan[24];
 	struct ssad_stats st;
 	unsigned int sz = 0;
 	u64 now, elapsed = 0, busy, util, m2;
@@ -554,11 +643,14 @@ static void ssad_status(struct dm_target *ti, status_type_t type,
 		ssad_fmt_ratio(resp, sizeof(resp), st.resp, st.ios * SSAD_US);
 		ssad_fmt_ratio(seek, sizeof(seek), st.dist_q10, st.ios * 1024);
 		ssad_fmt_ratio(late, sizeof(late), st.late, st.late_n * SSAD_US);
+		ssad_fmt_ratio(chan, sizeof(chan), st.chan,
+			       st.commands * SSAD_US);
 		DMEMIT("%s %s %llu %llu %llu %u %s %llu.%04llu %s %llu %s %s %s %llu",
 		       ssad_modes[sc->table.mode], ssad_scheds[sc->sched],
 		       st.ios, st.reads, st.writes, queued, el,
 		       util / 10000, util % 10000, svc, m2, resp, seek, late,
 		       st.hits);
+		DMEMIT(" %llu %s", st.commands, chan);
 		break;
 	case STATUSTYPE_TABLE:
 		sz = ssad_emit_table(sc, result, maxlen, sz);
@@ -610,7 +702,7 @@ static int ssad_iterate_devices(struct dm_target *ti,
 
 static struct target_type ssad_target = {
 	.name = "ssadisk",
-	.version = { 1, 3, 0 },
+	.version = { 1, 4, 0 },
 	.module = THIS_MODULE,
 	.ctr = ssad_ctr,
 	.dtr = ssad_dtr,

@@ -30,10 +30,28 @@
       `ssatrace record --disk --format json` over a stripe of ssadisks:
       every child has the time its disk began serving it, between its
       dispatch and its completion
+  check_ssadisk.py commands TRACE --dev MAJ:MIN --rotation NS --overhead NS
+                   --spt S --max-sectors M --len L
+      max_transfer: the read of L sectors from sector 0 on a mechanical disk
+      of S sectors a track (no seek within it) against the model, command by
+      command, the spindle's angle taken from the disk's read of sector 0
+      just before it
+  check_ssadisk.py channel TRACE --len L --mbps R --overhead NS [--max-sectors M]
+      two disks on one channel, a read of L sectors on each at once: the
+      later ends (2 L 512 bytes) / R after the first media transfer began
+      (one command each), or one command's channel time after the other
+      (commands of M sectors); exit 4 when the later arrived too late for
+      that (the reads did not share the channel from the start)
+  check_ssadisk.py phase TRACE --rotation NS --ref SECTOR SECTOR=SPEC...
+      the spindles' angles at the table's load: each target of one table
+      (device SECTOR its first) read at its sector 0; SPEC is frac:F or
+      seed:N (phase random with that seed), the angle against the target
+      at --ref (phase 0, constructed first), short by at most --tol-ns
 
 STATUS is the text of `dmsetup status` for one ssadisk target.  Exit status
 0 when the check passes, 1 when it fails, 4 when it cannot be made (pk-trace:
-arrivals too far from Poisson); the numbers are printed either way.
+arrivals too far from Poisson; channel: reads too far apart); the numbers
+are printed either way.
 """
 import argparse
 import re
@@ -47,16 +65,22 @@ SKIP = 4         # kselftest's skip: the check could not be made here
 
 FIELDS = ("start", "len", "target", "mode", "sched", "ios", "reads", "writes",
           "queued", "elapsed_ms", "util", "svc_mean_us", "svc_m2_us2",
-          "resp_mean_us", "seek_mean", "late_mean_us", "hits")
+          "resp_mean_us", "seek_mean", "late_mean_us", "hits",
+          # ssadisk 1.4.0
+          "commands", "chan_wait_mean_us")
+FIELDS_1_3 = 17     # the fields before 1.4.0's; status fields are only appended
 
 
 def parse_status(text: str) -> dict:
+    """The fields this script knows of an ssadisk status line (those of a
+    later version, appended at the end, are left out)."""
     f = text.split()
-    if len(f) != len(FIELDS) or f[2] != "ssadisk":
+    if len(f) < FIELDS_1_3 or f[2] != "ssadisk":
         raise SystemExit(f"not an ssadisk status line: {text!r}")
     out = dict(zip(FIELDS, f))
     for k in FIELDS[5:]:
-        out[k] = float(out[k])
+        if k in out:
+            out[k] = float(out[k])
     return out
 
 
@@ -207,6 +231,7 @@ def parse_trace(path: str) -> list:
         kv = m.group(3).split()
         fields = {"ts": round(float(m.group(1)) * 1e9), "ev": m.group(2)}
         fields["op"] = kv[4]
+        fields["dev"] = kv[1]
         for i in range(5, len(kv) - 1, 2):
             fields[kv[i]] = int(kv[i + 1])
         fields["id"] = int(kv[3])
@@ -237,6 +262,10 @@ def window_numbers(ev: list, elapsed_ns: float) -> dict:
         "svc_m2_us2": sum(x * x for x in svc) / n / 1e6 if n else 0.0,
         "resp_mean_us": sum(e["end"] - e["arrival"] for e in done) / n / 1e3 if n else 0.0,
         "seek_mean": sum(e["dist_q10"] for e in done) / 1024 / n if n else 0.0,
+        # ssadisk 1.4.0: a record without the fields is of one command each
+        "commands": sum(e.get("commands", 1) for e in done),
+        "chan_wait_mean_us": (sum(e.get("chan", 0) for e in done) / 1e3 /
+                              sum(e.get("commands", 1) for e in done) if n else 0.0),
     }
 
 
@@ -268,6 +297,10 @@ def status_verdict(tag: str, st: dict, ev: list, last: bool) -> tuple:
                     2.5 + 1e-6 * w["svc_m2_us2"]),
                    ("resp_mean_us", st["resp_mean_us"], w["resp_mean_us"], 1.5e-3),
                    ("seek_mean_cyl", st["seek_mean"], w["seek_mean"], 1.5e-3)]
+        if "commands" in st:
+            checks += [("commands", st["commands"], w["commands"], 0),
+                       ("chan_wait_mean_us", st["chan_wait_mean_us"],
+                        w["chan_wait_mean_us"], 1.5e-3)]
     ok = True
     lines = [f"# {tag} status: elapsed {st['elapsed_ms']:.3f} ms, "
              f"{'in service' if w['busy_now'] else 'idle'} at its end"]
@@ -394,6 +427,178 @@ def cmd_ssatrace_disk(a) -> bool:
     return ok
 
 
+def starts_of(path: str) -> list:
+    return sorted((e for e in parse_trace(path) if e["ev"] == "start"),
+                  key=lambda e: (e["start"], e["id"]))
+
+
+def parts_add_up(e: dict, overhead: int) -> bool:
+    """end - start = commands x overhead + seek + rot + xfer + chan"""
+    return (e["end"] - e["start"] == e.get("commands", 1) * overhead + e["seek"] +
+            e["rot"] + e["xfer"] + e.get("chan", 0))
+
+
+def expect_commands(start: int, pass0: int, rotation: int, overhead: int,
+                    spt: int, max_sectors: int, length: int) -> dict:
+    """ssa-disk-model.c for a read of ``length`` sectors from sector 0 that
+    starts at ``start`` on a one-zone mechanical disk whose sector 0 passes
+    the head at ``pass0`` + k x rotation, all of it on the arm's cylinder:
+    command by command, in the model's integer nanoseconds."""
+    out = {"commands": 0, "rot": 0, "xfer": 0}
+    done, t = 0, start
+    while done < length:
+        n = min(length - done, max_sectors or length)
+        target = rotation * (done % spt) // spt
+        phase = (t + overhead - pass0) % rotation
+        rot = target - phase if target >= phase else target + rotation - phase
+        xfer = rotation * n // spt
+        out["commands"] += 1
+        out["rot"] += rot
+        out["xfer"] += xfer
+        t += overhead + rot + xfer
+        done += n
+    out["end"] = t
+    return out
+
+
+def cmd_commands(a) -> bool:
+    ev = [e for e in starts_of(a.trace) if e["dev"] == a.dev]
+    probe = [e for e in ev if e["sector"] == 0 and e["len"] < a.len]
+    big = [e for e in ev if e["sector"] == 0 and e["len"] == a.len]
+    if not probe or len(big) != 1:
+        print(f"FAIL: want a short read of sector 0 and then one read of {a.len} "
+              f"sectors on {a.dev}; the trace has {[(e['sector'], e['len']) for e in ev]}")
+        return False
+    p, e = probe[-1], big[0]
+    pass0 = p["start"] + a.overhead + p["seek"] + p["rot"]
+    want = expect_commands(e["start"], pass0, a.rotation, a.overhead, a.spt,
+                           a.max_sectors, a.len)
+    print(f"# {a.dev}: {e}")
+    print(f"# model: {want}, service {(want['end'] - e['start']) / 1e6:.6f} ms")
+    checks = [("one event for the read (one bio)", len(big), 1),
+              ("commands", e["commands"], want["commands"]),
+              ("seek", e["seek"], 0),
+              ("rot (sum over the commands)", e["rot"], want["rot"]),
+              ("xfer (sum)", e["xfer"], want["xfer"]),
+              ("end", e["end"], want["end"]),
+              ("end - start = commands x overhead + seek + rot + xfer + chan",
+               parts_add_up(e, a.overhead), True)]
+    ok = True
+    for name, got, wanted in checks:
+        good = got == wanted
+        ok = ok and good
+        print(f"{'ok' if good else 'FAIL'}: {name}: {got}, model {wanted}")
+    return ok
+
+
+def cmd_channel(a):
+    ev = [e for e in starts_of(a.trace) if e["len"] == a.len]
+    if len(ev) != 2 or ev[0]["dev"] == ev[1]["dev"]:
+        print(f"FAIL: want one read of {a.len} sectors on each of two disks, have "
+              f"{[(e['dev'], e['len']) for e in ev]}")
+        return False
+    first, later = ev
+    for e in ev:
+        print(f"# {e}")
+    per = a.len * 512 * 1000 // a.mbps             # one read's channel time, ns
+    media = first["start"] + a.overhead + first["seek"] + first["rot"]
+    gap = later["start"] - first["start"]
+    ok = True
+    checks = [(f"{e['dev']}: end - start = commands x overhead + seek + rot + xfer + chan",
+               parts_add_up(e, a.overhead)) for e in ev]
+    checks.append(("the later read waited for the channel", later["chan"] > 0))
+    if not a.max_sectors:
+        # the check needs the later read's data ready before the first's
+        # has crossed the channel
+        if later["start"] + a.overhead + later["seek"] + later["rot"] >= media + per:
+            print(f"# the later read came {gap / 1e6:.3f} ms after the first, too late to "
+                  f"share the channel with it: no check")
+            return None
+        got = later["end"] - media
+        print(f"# the later read ended {got / 1e6:.6f} ms after the first media transfer "
+              f"began; (2 x {a.len * 512} bytes) / {a.mbps} MB/s = {2 * per / 1e6:.6f} ms")
+        checks += [("one command each", first["commands"] == later["commands"] == 1),
+                   ("the first read ends when its data has crossed the channel",
+                    first["end"] == max(media + per, first["end"] - first["chan"])),
+                   ("the later read ends (sum of bytes) / R after the first began", got == 2 * per)]
+    else:
+        cmd = a.max_sectors * 512 * 1000 // a.mbps
+        k = -(-a.len // a.max_sectors)
+        # the check needs the later read's first command on the channel
+        # before the first read's first command has left it
+        if gap >= cmd - a.rotation_bound:
+            print(f"# the later read came {gap / 1e6:.3f} ms after the first, too late for "
+                  f"their commands to alternate from the start: no check")
+            return None
+        got = later["end"] - first["end"]
+        print(f"# {k} commands each, {gap / 1e6:.3f} ms apart; the later read ended "
+              f"{got / 1e6:.6f} ms after the first, one command's channel time is "
+              f"{cmd / 1e6:.6f} ms")
+        checks += [(f"{k} commands each", first["commands"] == later["commands"] == k),
+                   ("the commands alternate on the channel: the later ends one "
+                    "command's channel time after the first", got == cmd),
+                   ("the channel was busy from the first's media start to the end",
+                    0 <= later["end"] - 2 * per - first["start"] - a.overhead < a.rotation_bound)]
+    for name, good in checks:
+        ok = ok and good
+        print(f"{'ok' if good else 'FAIL'}: {name}")
+    return ok
+
+
+M64 = (1 << 64) - 1
+
+
+def drawn_phase(seed: int, rotation: int) -> int:
+    """ssad_spindle_init(): the first splitmix64 draw of the seed, as the
+    fraction of a turn (ns) that phase random gives."""
+    z = (seed + 0x9e3779b97f4a7c15) & M64
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M64
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M64
+    z ^= z >> 31
+    return (rotation * (z >> 32)) >> 32
+
+
+def expected_phase(spec: str, rotation: int) -> int:
+    kind, _, v = spec.partition(":")
+    if kind == "frac":
+        return rotation * round(float(v) * 1e6) // 10 ** 6
+    if kind == "seed":
+        return drawn_phase(int(v), rotation)
+    raise SystemExit(f"phase SPEC is frac:F or seed:N, not {spec!r}")
+
+
+def cmd_phase(a) -> bool:
+    ev = starts_of(a.trace)
+    first = {}
+    for e in ev:
+        first.setdefault(e["sector"], e)
+    want = dict((int(k), expected_phase(v, a.rotation))
+                for k, v in (x.split("=", 1) for x in a.targets))
+    missing = [s for s in [a.ref, *want] if s not in first]
+    if missing:
+        print(f"FAIL: no read of device sector(s) {missing} in the trace")
+        return False
+
+    def passes(e):      # when the target's sector 0 passes the head
+        return e["start"] + a.overhead + e["seek"] + e["rot"]
+    # A target constructed after the reference (a later line of the table)
+    # had its load, and its angle, that much later: its angle against the
+    # reference's comes out short by the time between the two
+    # constructions, never long.
+    ref = passes(first[a.ref])
+    ok = True
+    for sector, phase in want.items():
+        got = (ref - passes(first[sector])) % a.rotation
+        diff = (got - phase + a.rotation // 2) % a.rotation - a.rotation // 2
+        good = -a.tol_ns <= diff <= 0
+        ok = ok and good
+        print(f"{'ok' if good else 'FAIL'}: target at {sector}: angle at load "
+              f"{got / a.rotation:.6f} turn, want {phase / a.rotation:.6f} "
+              f"less the time between the constructions: {-diff / 1e6:.3f} ms "
+              f"(allowed 0 to {a.tol_ns / 1e6:.3f} ms)")
+    return ok
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -429,11 +634,36 @@ def main() -> int:
     p = sub.add_parser("rmw-io")
     p.add_argument("dev")
     p.add_argument("--offset", type=int, default=0)
+    p = sub.add_parser("commands")
+    p.add_argument("trace")
+    p.add_argument("--dev", required=True)
+    p.add_argument("--rotation", type=int, required=True)
+    p.add_argument("--overhead", type=int, default=0)
+    p.add_argument("--spt", type=int, required=True)
+    p.add_argument("--max-sectors", type=int, default=0)
+    p.add_argument("--len", type=int, required=True)
+    p = sub.add_parser("channel")
+    p.add_argument("trace")
+    p.add_argument("--len", type=int, required=True)
+    p.add_argument("--mbps", type=int, required=True)
+    p.add_argument("--overhead", type=int, default=0)
+    p.add_argument("--max-sectors", type=int, default=0)
+    p.add_argument("--rotation-bound", type=int, default=10 ** 9,
+                   help="bound of the first command's seek and rotation, ns")
+    p = sub.add_parser("phase")
+    p.add_argument("trace")
+    p.add_argument("--rotation", type=int, required=True)
+    p.add_argument("--overhead", type=int, default=0)
+    p.add_argument("--ref", type=int, default=0)
+    p.add_argument("--tol-ns", type=int, default=100 * 10 ** 6,
+                   help="the longest time between two targets' constructions")
+    p.add_argument("targets", nargs="+")
     a = ap.parse_args()
     res = {"moments": cmd_moments, "seek": cmd_seek, "pk": cmd_pk,
            "pk-trace": cmd_pk_trace, "rmw": cmd_rmw, "rmw-io": cmd_rmw_io,
            "status-trace": cmd_status_trace,
-           "ssatrace-disk": cmd_ssatrace_disk}[a.cmd](a)
+           "ssatrace-disk": cmd_ssatrace_disk, "commands": cmd_commands,
+           "channel": cmd_channel, "phase": cmd_phase}[a.cmd](a)
     return SKIP if res is None else 0 if res else 1
 
 

@@ -555,6 +555,189 @@ ssadisk_suspend() {
 	return $rc
 }
 
+# -- seed 000's disks (ssadisk 1.4.0): max_transfer, phase, channel --------
+
+# A geometry whose numbers come out exact: 256 sectors a track (128 KiB),
+# a turn of 8.192 ms (32 us a sector), four heads, 60 cylinders (61440
+# sectors, 30 MiB), 0.5 ms of overhead a command.
+SEED0="mode mechanical cylinders 60 heads 4 sectors_per_track 256 rotation 8192us seek_a 1ms seek_b 100us overhead 500us"
+
+majmin() { dmsetup info -c --noheadings -o major,minor "$1" | tr -d ' '; }
+
+# max_transfer: a 512 KiB read on an idle disk with max_transfer 128 KiB
+# is four commands back to back, each paying the overhead and, its first
+# sector having just passed the head, the rest of a turn (the seed's
+# 128 KB SCSI commands, section 2.2); without the limit it is one command.
+# Both against the model command by command (check_ssadisk.py commands:
+# the spindle's angle from the read of sector 0 just before), exact in the
+# model's times on any clock.  One ssadisk_service_start per bio, and the
+# status counts the bios (ios) and their commands.
+ssadisk_max_transfer() {
+	local rc=0 d
+	mkdir -p "$WORK"
+	disk_create ssat-d0 /dev/ram0 61440 $SEED0 max_transfer 131072 || return 1
+	disk_create ssat-d1 /dev/ram1 61440 $SEED0 || return 1
+	ssadisk_trace_start
+	for d in 0 1; do
+		dmsetup message ssat-d$d 0 reset_stats
+		dd if=/dev/mapper/ssat-d$d of=/dev/null bs=4k count=1 iflag=direct status=none &&
+			dd if=/dev/mapper/ssat-d$d of=/dev/null bs=512k count=1 iflag=direct status=none ||
+			{ fail "reads of ssat-d$d failed"; rc=1; }
+	done
+	ssadisk_trace_stop "$WORK/mt.trace"
+	$CHECK_DISK commands "$WORK/mt.trace" --dev "$(majmin ssat-d0)" --rotation 8192000 \
+		--overhead 500000 --spt 256 --max-sectors 256 --len 1024 || rc=1
+	$CHECK_DISK commands "$WORK/mt.trace" --dev "$(majmin ssat-d1)" --rotation 8192000 \
+		--overhead 500000 --spt 256 --max-sectors 0 --len 1024 || rc=1
+	local -a a b
+	read -ra a <<< "$(dstat ssat-d0)"
+	read -ra b <<< "$(dstat ssat-d1)"
+	info "max_transfer 128 KiB: ${a[*]}"
+	info "no limit:             ${b[*]}"
+	expect_eq "ssat-d0 ios (bios)" "${a[5]}" 2 || rc=1
+	expect_eq "ssat-d0 commands (1 + 4)" "${a[17]}" 5 || rc=1
+	expect_eq "ssat-d1 ios" "${b[5]}" 2 || rc=1
+	expect_eq "ssat-d1 commands" "${b[17]}" 2 || rc=1
+	expect_eq "ssat-d0 service starts traced = bios" \
+		"$(grep -c "ssadisk_service_start: dev $(majmin ssat-d0) " "$WORK/mt.trace")" 2 || rc=1
+	[ $rc = 0 ] || cp "$WORK/mt.trace" "${logdir:-/nonexistent}/" 2>/dev/null
+	return $rc
+}
+
+# phase: the spindles' angles at the table's load.  One table of four
+# ssadisk targets, constructed one after the other in one load: phase 0
+# (the reference), phase 0.25, and phase random with seeds 1 and 3, which
+# draw 0.5666 and 0.1135 of a turn (check_ssadisk.py computes the draw).
+# A read of each target's sector 0 shows the angle each spindle had at
+# the load against the reference's, to within the time between the
+# targets' constructions (a turn of 1 s makes that small).  The printed
+# table (phase random, not the angle drawn) reloads as the same disks:
+# the same angles again.
+ssadisk_phase() {
+	local rc=0 round s t
+	local g="mode mechanical cylinders 100 heads 1 sectors_per_track 640 rotation 1s seek_a 1ms seek_b 100us"
+	mkdir -p "$WORK"
+	dmsetup create ssat-ph <<-EOF || { fail "four-target table refused"; return 1; }
+	0 64000 ssadisk /dev/ram0 0 16 $g phase 0
+	64000 64000 ssadisk /dev/ram1 0 16 $g phase 0.25
+	128000 64000 ssadisk /dev/ram2 0 18 $g phase random seed 1
+	192000 64000 ssadisk /dev/ram3 0 18 $g phase random seed 3
+	EOF
+	for round in load reload; do
+		ssadisk_trace_start
+		for s in 0 64000 128000 192000; do
+			dd if=/dev/mapper/ssat-ph of=/dev/null bs=4k count=1 skip=$((s / 8)) \
+				iflag=direct status=none &
+		done
+		wait
+		ssadisk_trace_stop "$WORK/phase-$round.trace"
+		info "after the $round:"
+		$CHECK_DISK phase "$WORK/phase-$round.trace" --rotation 1000000000 --ref 0 \
+			64000=frac:0.25 128000=seed:1 192000=seed:3 || rc=1
+		[ $round = load ] || break
+		t=$(dmsetup table ssat-ph)
+		[[ $(sed -n 2p <<< "$t") == *" phase 0.250000"* &&
+		   $(sed -n 3p <<< "$t") == *" seed 1 max_transfer 0 phase random"* ]] ||
+			{ fail "phases print as: $t"; rc=1; }
+		dmsetup reload ssat-ph <<< "$t" && dmsetup suspend ssat-ph && dmsetup resume ssat-ph ||
+			{ fail "the printed table does not reload"; return 1; }
+		expect_eq "table after reload" "$(dmsetup table ssat-ph)" "$t" || rc=1
+	done
+	dmsetup remove ssat-ph
+	[ $rc = 0 ] || cp "$WORK"/phase-*.trace "${logdir:-/nonexistent}/" 2>/dev/null
+	return $rc
+}
+
+# channel_reads ROUND OPTS...: a 1 MiB read on each of ssat-c0 and ssat-c1,
+# submitted at once (one io_submit), traced, and check_ssadisk.py channel
+# OPTS on them; tried again (up to three times) when the second read still
+# came too late to share the channel from the start (the check exits 4).
+channel_reads() {
+	local round=$1 try r d
+	shift
+	for try in 1 2 3; do
+		for d in 0 1; do dmsetup message ssat-c$d 0 reset_stats; done
+		ssadisk_trace_start
+		(cd "$WORK" && fio --name=both --filename=/dev/mapper/ssat-c0:/dev/mapper/ssat-c1 \
+			--ioengine=libaio --direct=1 --rw=read --bs=1M --size=2M --iodepth=2 \
+			--iodepth_batch_submit=2 --number_ios=2 --output="$WORK/chan.fio") ||
+			{ ssadisk_trace_stop "$WORK/chan-$round.trace"; fail "fio failed"; return 1; }
+		ssadisk_trace_stop "$WORK/chan-$round.trace"
+		$CHECK_DISK channel "$WORK/chan-$round.trace" --len 2048 --mbps 1 --overhead 500000 "$@"
+		r=$?
+		[ $r = 4 ] || return $r
+		info "try $try: the reads came too far apart"
+	done
+	fail "in three tries the two reads never shared the channel from the start"
+}
+
+# channel: two disks on a channel of 1 MB/s (far slower than their
+# 15.6 MB/s media, so that the channel decides), a 1 MiB read on each at
+# once.  One command each: the later read ends (2 MiB) / (1 MB/s) =
+# 2097.152 ms after the first's media transfer began, exactly, in the
+# model's times.  Reloaded with max_transfer 128 KiB (the tables join the
+# channel again): eight commands each, alternating on the channel, so the
+# later ends one command's channel time (131.072 ms) after the other, and
+# the channel is busy from the first media start to the end.  Both waited
+# for the channel (status chan_wait_mean_us > 0).  The refusals, and the
+# channel gone with its last disk: a new one of the same name may have
+# another rate.
+ssadisk_channel() {
+	local rc=0 d round
+	local ch="channel ssat-loop channel_mbps 1"
+	mkdir -p "$WORK"
+	disk_create ssat-c0 /dev/ram0 61440 $SEED0 $ch || return 1
+	disk_create ssat-c1 /dev/ram1 61440 $SEED0 $ch || return 1
+	for round in 1 8; do
+		info "$round command(s) a read:"
+		if [ $round = 1 ]; then
+			channel_reads $round || rc=1
+		else
+			channel_reads $round --max-sectors 256 --rotation-bound 10000000 || rc=1
+		fi
+		for d in 0 1; do
+			local -a f
+			read -ra f <<< "$(dstat ssat-c$d)"
+			info "ssat-c$d: ${f[*]}"
+			expect_eq "ssat-c$d commands" "${f[17]}" $round || rc=1
+			awk -v w="${f[18]}" 'BEGIN { exit !(w > 0) }' ||
+				{ fail "ssat-c$d chan_wait_mean_us ${f[18]}, want > 0"; rc=1; }
+		done
+		[ $round = 1 ] || break
+		for d in 0 1; do
+			dmsetup reload ssat-c$d --table \
+				"$(dmsetup table ssat-c$d | sed 's/ max_transfer 0 / max_transfer 131072 /')" &&
+				dmsetup suspend ssat-c$d && dmsetup resume ssat-c$d ||
+				{ fail "reload of ssat-c$d with max_transfer failed"; return 1; }
+		done
+		[[ $(dmsetup table ssat-c1) == *" max_transfer 131072 phase 0.000000 $ch" ]] ||
+			{ fail "ssat-c1 prints as: $(dmsetup table ssat-c1)"; rc=1; }
+	done
+	# refusals: another rate for the channel (while it exists), and tables
+	# that cannot be right
+	BAD_TABLE_HELD=1 bad_disk chan-rate "channel ssat-loop channel_mbps 40" \
+		"channel ssat-loop already has rate 1 MB/s" || rc=1
+	dmsetup remove ssat-c0 && dmsetup remove ssat-c1 || { fail "removal failed"; return 1; }
+	bad_disk chan-mbps-alone "channel_mbps 20" "channel_mbps needs channel" || rc=1
+	bad_disk chan-alone "channel ssat-x" "channel needs channel_mbps" || rc=1
+	bad_disk chan-name "channel a.b channel_mbps 20" "Invalid channel: letters, digits" || rc=1
+	bad_disk chan-long "channel $(printf 'c%.0s' {1..32}) channel_mbps 20" \
+		"Invalid channel: a name of 1 to 31" || rc=1
+	bad_disk chan-mbps0 "channel x channel_mbps 0" "Invalid channel_mbps" || rc=1
+	bad_disk chan-mbps-wrap "channel x channel_mbps 4294967297" \
+		"a number too large to fit in 32 bits" || rc=1
+	bad_disk phase-1 "phase 1.0" "Invalid phase" || rc=1
+	bad_disk phase-digits "phase 0.1234567" "Invalid phase" || rc=1
+	bad_disk phase-word "phase half" "Invalid phase" || rc=1
+	bad_disk max-transfer "max_transfer 1000" "Invalid max_transfer" || rc=1
+	bad_disk max-transfer-big "max_transfer 134217728" "Invalid max_transfer" || rc=1
+	# the registry let the channel go with its last disk
+	disk_create ssat-c0 /dev/ram0 61440 $SEED0 channel ssat-loop channel_mbps 40 ||
+		{ fail "the channel outlived its disks (its old rate is still asked)"; rc=1; }
+	[ $rc = 0 ] || cp "$WORK"/chan-*.trace "${logdir:-/nonexistent}/" 2>/dev/null
+	return $rc
+}
+
 register ssadisk_verify ssadisk_verify
 register ssadisk_under_stripe ssadisk_under_stripe
 register ssadisk_ssatrace ssadisk_ssatrace
@@ -567,3 +750,6 @@ register_clocked ssadisk_rmw ssadisk_rmw
 register_clocked ssadisk_pk ssadisk_pk
 register ssadisk_status_window ssadisk_status_window
 register ssadisk_suspend ssadisk_suspend
+register ssadisk_max_transfer ssadisk_max_transfer
+register ssadisk_phase ssadisk_phase
+register ssadisk_channel ssadisk_channel

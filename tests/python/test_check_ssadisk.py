@@ -175,7 +175,7 @@ def status_line(ev, first, now):
             f"{ratio(sum(e['end'] - e['start'] for e in done), n * 1000)} "
             f"{sq * (1 << 20) // (n * 10 ** 6) if n else 0} "
             f"{ratio(sum(e['end'] - e['arrival'] for e in done), n * 1000)} "
-            f"{ratio(sum(e['dist_q10'] for e in done), n * 1024)} 35.000 0")
+            f"{ratio(sum(e['dist_q10'] for e in done), n * 1024)} 35.000 0 {n} 0.000")
 
 
 def verdict(ev, line, last):
@@ -231,3 +231,113 @@ def test_status_miscounted_fails():
     ok, lines = verdict(ev, " ".join(line), True)
     assert not ok
     assert lines[1].startswith("FAIL: t accesses ended"), lines
+
+
+# -- ssadisk 1.4.0: the status's appended fields, max_transfer, phase, channel
+
+def test_status_of_1_3_parses_without_the_appended_fields():
+    ev = idle_record()
+    line = status_line(ev, ev[0]["arrival"], ev[-1]["end"]).split()
+    st = check.parse_status(" ".join(line[:17]))
+    assert "commands" not in st
+    ok, lines = check.status_verdict("t", st, ev, True)
+    assert ok, lines
+
+
+def test_status_commands_and_channel_wait_against_the_record():
+    ev = idle_record()
+    for i, e in enumerate(ev):
+        e["commands"], e["chan"] = 1 + i % 3, 1000 * (i % 5)
+    line = status_line(ev, ev[0]["arrival"], ev[-1]["end"]).split()
+    cmds = sum(e["commands"] for e in ev)
+    line[17] = str(cmds)
+    v = sum(e["chan"] for e in ev) * 1000 // (cmds * 1000)
+    line[18] = f"{v // 1000}.{v % 1000:03d}"
+    ok, lines = check.status_verdict("t", check.parse_status(" ".join(line)), ev, True)
+    assert ok, lines
+    line[17] = str(cmds - 1)
+    ok, lines = check.status_verdict("t", check.parse_status(" ".join(line)), ev, True)
+    assert not ok and any("FAIL: t commands" in x for x in lines), lines
+
+
+def test_commands_model_matches_the_unit_test():
+    # tests/unit/test_disk.c: 256 sectors a track, 8 ms a turn, 0.5 ms a
+    # command, sector 0 under the head at t = 0: 4 commands of 16 ms
+    m = check.expect_commands(0, 0, 8_000_000, 500_000, 256, 256, 1024)
+    assert m == {"commands": 4, "rot": 4 * 7_500_000, "xfer": 32_000_000, "end": 64_000_000}
+    m = check.expect_commands(0, 0, 8_000_000, 500_000, 256, 0, 1024)
+    assert m == {"commands": 1, "rot": 7_500_000, "xfer": 32_000_000, "end": 40_000_000}
+
+
+def test_drawn_phase_is_the_kernels():
+    # ssad_spindle_init()'s draws as tests/unit/test_disk.c prints them
+    assert [check.drawn_phase(s, 10_000_000) for s in (1, 2, 3)] == [5665615, 5911897, 1134503]
+
+
+def start_event(dev, start, end, seek, rot, xfer, chan=0, commands=1, length=2048, sector=0):
+    return (f"  dd-1 [000] d..1. 1.000000: ssadisk_service_start: dev {dev} id 1 read "
+            f"sector {sector} len {length} arrival {start} start {start} end {end} seek {seek} "
+            f"rot {rot} xfer {xfer} dist_q10 0 commands {commands} chan {chan}\n")
+
+
+def run_check(tmp_path, lines, *args):
+    f = tmp_path / "t.trace"
+    f.write_text("".join(lines))
+    ap = check.argparse.Namespace(trace=str(f), **dict(args))
+    return {"channel": check.cmd_channel, "phase": check.cmd_phase}[ap.cmd](ap)
+
+
+def test_channel_sum_of_bytes(tmp_path):
+    # the kernel's numbers: 1 MiB each at 2 MB/s, 0.5 ms overhead
+    good = [start_event("254:2", 79663694420, 80194992660, 0, 6510240, 65536000, 458752000),
+            start_event("254:1", 79710337840, 80719280660, 0, 4736140, 65536000, 938170680)]
+    opts = [("cmd", "channel"), ("len", 2048), ("mbps", 2), ("overhead", 500000),
+            ("max_sectors", 0), ("rotation_bound", 10 ** 9)]
+    assert run_check(tmp_path, good, *opts) is True
+    # a channel that served the later read as if it were alone
+    bad = [good[0], start_event("254:1", 79710337840, 80719280660 - 524288000, 0, 4736140,
+                                65536000, 938170680 - 524288000)]
+    assert run_check(tmp_path, bad, *opts) is False
+    # a later read that came when the first had crossed: no check
+    late = [good[0], start_event("254:1", 80710337840, 81719280660, 0, 4736140, 65536000,
+                                 938170680)]
+    assert run_check(tmp_path, late, *opts) is None
+
+
+def commands_event(dev, start, end, k=8, overhead=500000, rot=30_000_000, xfer=65_536_000):
+    chan = end - start - k * overhead - rot - xfer
+    return start_event(dev, start, end, 0, rot, xfer, chan, commands=k)
+
+
+def test_channel_commands_alternate(tmp_path):
+    # 1 MiB each at 1 MB/s in commands of 128 KiB (131.072 ms a command on
+    # the channel); the first's media transfer begins at 2.5 ms
+    cmd, m1 = 131_072_000, 2_500_000
+    opts = [("cmd", "channel"), ("len", 2048), ("mbps", 1), ("overhead", 500000),
+            ("max_sectors", 256), ("rotation_bound", 10_000_000)]
+    good = [commands_event("254:0", 0, m1 + 15 * cmd),
+            commands_event("254:1", 10_000_000, m1 + 16 * cmd)]
+    assert run_check(tmp_path, good, *opts) is True
+    # the later one served after the first, not between its commands
+    bad = [good[0], commands_event("254:1", 10_000_000, m1 + 23 * cmd)]
+    assert run_check(tmp_path, bad, *opts) is False
+    # too far apart for them to alternate from the start: no check
+    late = [good[0], commands_event("254:1", cmd, m1 + 16 * cmd)]
+    assert run_check(tmp_path, late, *opts) is None
+
+
+def test_phase_one_sided(tmp_path, capsys):
+    R = 10 ** 9
+    ev = [start_event("254:0", 100 * R, 100 * R + 10, 0, 0, 10, length=8, sector=0)]
+    # target at 64000 with phase 0.25, constructed 3 ms after the reference
+    rot = (-(R // 4 - 3_000_000)) % R
+    ev.append(start_event("254:0", 100 * R, 100 * R + rot + 10, 0, rot, 10, length=8,
+                          sector=64000))
+    opts = [("cmd", "phase"), ("rotation", R), ("overhead", 0), ("ref", 0),
+            ("tol_ns", 100 * 10 ** 6), ("targets", ["64000=frac:0.25"])]
+    assert run_check(tmp_path, ev, *opts)
+    # constructed "before" the reference: impossible, refused
+    rot = (-(R // 4 + 3_000_000)) % R
+    ev[1] = start_event("254:0", 100 * R, 100 * R + rot + 10, 0, rot, 10, length=8,
+                        sector=64000)
+    assert not run_check(tmp_path, ev, *opts)
