@@ -30,11 +30,13 @@ static const struct ssad_preset ssad_presets[] = {
 		.seek_a = 3 * SSAD_MS, .seek_b = 500 * SSAD_US, .rotation = 16666667 /* 3600 rpm */,
 		.block_time = 1300 * SSAD_US, .block_sectors = 8,
 	} },
-	{ "ssa1999", {		/* seed 000, Table 1 */
+	{ "ssa1999", {		/* seed 000, Table 1 and sections 2.2, 3.1 */
 		.mode = SSAD_MECHANICAL, .cylinders = 4390, .heads = 8,
 		.nr_zones = 1, .zone = { { .spt = 135 } },
 		.seek_a = 2 * SSAD_MS, .seek_b = 192 * SSAD_US, .rotation = 8333333 /* 7200 rpm */,
 		.block_time = 493827, .block_sectors = 8,
+		.overhead = 500 * SSAD_US, .max_transfer = 256 /* 128 KiB */,
+		.phase = SSAD_PHASE_RANDOM,
 	} },
 	{ "cheetah73", {	/* seed 001, Table 1 and section 5.1 */
 		.mode = SSAD_MECHANICAL, .cylinders = 16454, .heads = 24,

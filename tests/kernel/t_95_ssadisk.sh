@@ -612,7 +612,7 @@ ssadisk_max_transfer() {
 # the load against the reference's, to within the time between the
 # targets' constructions (a turn of 1 s makes that small).  The printed
 # table (phase random, not the angle drawn) reloads as the same disks:
-# the same angles again.
+# the same angles again.  And the ssa1999 preset prints what it is.
 ssadisk_phase() {
 	local rc=0 round s t
 	local g="mode mechanical cylinders 100 heads 1 sectors_per_track 640 rotation 1s seek_a 1ms seek_b 100us"
@@ -644,6 +644,14 @@ ssadisk_phase() {
 		expect_eq "table after reload" "$(dmsetup table ssat-ph)" "$t" || rc=1
 	done
 	dmsetup remove ssat-ph
+	# the seed-000 preset: 128 KiB commands, unsynchronized spindles, 0.5 ms
+	disk_create ssat-d /dev/ram0 64000 preset ssa1999 || return 1
+	t=$(dmsetup table ssat-d)
+	[[ $t == *" overhead 500us "* && $t == *" max_transfer 131072 phase random"* ]] ||
+		{ fail "ssa1999 prints as: $t"; rc=1; }
+	dmsetup reload ssat-d --table "$t" && dmsetup suspend ssat-d && dmsetup resume ssat-d ||
+		{ fail "ssa1999's printed table does not reload"; rc=1; }
+	expect_eq "ssa1999 table after reload" "$(dmsetup table ssat-d)" "$t" || rc=1
 	[ $rc = 0 ] || cp "$WORK"/phase-*.trace "${logdir:-/nonexistent}/" 2>/dev/null
 	return $rc
 }
