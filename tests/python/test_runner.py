@@ -329,3 +329,56 @@ def test_correlated_points_run_again_in_a_second_round(lab, tmp_path, monkeypatc
     other = runner.run(["a"], False, "icount", str(tmp_path / "n"), replicate_runs=False)
     p01 = next(p for p in other[0]["points"] if p["id"] == "p01")
     assert "replicates" not in p01 and any("correlated" in n for n in p01["notes"])
+
+
+def test_programs_run_from_guest_memory(tmp_path, monkeypatch):
+    """labrun copies a program, its libraries and the loader (named as
+    the program: the tasks' comm) into a tmpfs and runs it through that
+    loader: no code page of a measured run is read from the host."""
+    from ssa import labrun
+    root = tmp_path / "root"
+    root.mkdir()
+    for f in ("ssaload", "libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2"):
+        (root / f).write_text(f)
+    ldd = (f"\tlinux-vdso.so.1 (0x00007ffd)\n\tlibm.so.6 => {root}/libm.so.6 (0x00007f1a)\n"
+           f"\tlibc.so.6 => {root}/libc.so.6 (0x00007f1b)\n"
+           f"\t{root}/ld-linux-x86-64.so.2 (0x00007f1c)\n")
+    assert labrun.ldd_objects(ldd) == [("libm.so.6", f"{root}/libm.so.6"),
+                                       ("libc.so.6", f"{root}/libc.so.6"),
+                                       ("ld-linux-x86-64.so.2", f"{root}/ld-linux-x86-64.so.2")]
+
+    class R:
+        returncode, stdout = 0, ldd
+    monkeypatch.setattr(labrun, "sh", lambda cmd, check=True, **kw: R)
+    mem = tmp_path / "shm"
+    mem.mkdir()
+    cmd = labrun.in_memory(str(root / "ssaload"), str(mem))
+    assert cmd == [str(mem / "ssaload"), "--library-path", str(mem), str(mem / "ssaload.bin")]
+    assert (mem / "ssaload").read_text() == "ld-linux-x86-64.so.2"
+    assert (mem / "ssaload.bin").read_text() == "ssaload"
+    assert (mem / "libc.so.6").read_text() == "libc.so.6"
+    # a second program sharing libc leaves the first one's copy alone
+    (root / "ssatrace").write_text("ssatrace")
+    (mem / "libc.so.6").write_text("in use")
+    labrun.in_memory(str(root / "ssatrace"), str(mem))
+    assert (mem / "libc.so.6").read_text() == "in use"
+    assert (mem / "ssatrace.bin").read_text() == "ssatrace"
+    R.returncode = 1                                    # no ldd: as it is
+    assert labrun.in_memory(str(root / "ssaload"), str(mem)) == [str(root / "ssaload")]
+
+
+def test_guest_settings_only_in_a_guest(tmp_path, monkeypatch):
+    """labrun turns transparent huge pages and address randomisation off
+    in its guest (their page clears and layouts would move a point's
+    instruction count from boot to boot), never on a host it runs on."""
+    from ssa import labrun
+    thp, aslr = tmp_path / "enabled", tmp_path / "randomize_va_space"
+    thp.write_text("[always] madvise never")
+    aslr.write_text("2")
+    settings = ((str(thp), "never"), (str(aslr), "0"), (str(tmp_path / "no" / "x"), "1"))
+    monkeypatch.setenv("SSA_VM_NATIVE", "1")
+    assert labrun.settle_guest(settings) == [] and aslr.read_text() == "2"
+    monkeypatch.delenv("SSA_VM_NATIVE")
+    assert labrun.settle_guest(settings) == [str(tmp_path / "no" / "x")]
+    assert (thp.read_text(), aslr.read_text()) == ("never", "0")
+    assert [p for p, _ in labrun.GUEST_SETTINGS][-1] == "/proc/sys/kernel/randomize_va_space"

@@ -31,6 +31,11 @@ ATTACH_S = 600
 SSALOAD = os.path.join(TOP, "build", "ssaload", "ssaload")
 PREFIX = "lab"
 _current = None         # the devices in place: (unit, tables) of the last point
+_programs: dict = {}    # program -> the command that runs it from guest memory
+_memdir = None          # where those copies are (a tmpfs)
+# what the programs run from memory get: every symbol bound at start, so
+# that no lookup runs (in the loader, over the libraries) mid-measurement
+RUN_ENV = dict(os.environ, LD_BIND_NOW="1")
 
 
 def log(msg: str) -> None:
@@ -101,10 +106,101 @@ def fresh_ramdisks(count: int, mb: int, prefill: int = 0) -> list[str]:
     return devs
 
 
+def ldd_objects(text: str) -> list[tuple[str, str]]:
+    """(name, path) of each shared object in ldd's output, the loader
+    (``/lib64/ld-linux-x86-64.so.2 (0x...)``) by its file name."""
+    out = []
+    for line in text.splitlines():
+        w = line.split()
+        if len(w) >= 3 and w[1] == "=>" and w[2].startswith("/"):
+            out.append((w[0], w[2]))
+        elif w and w[0].startswith("/"):
+            out.append((os.path.basename(w[0]), w[0]))
+    return out
+
+
+def in_memory(prog: str, into: str) -> list[str]:
+    """The command that runs ``prog`` from copies in ``into`` (guest
+    memory), or ``[prog]`` where that cannot be made.
+
+    The guest's root is 9p without a cache: every process that maps a
+    program or a library gets a fresh inode, so each page of code it
+    touches for the first time -- in the middle of a measured run too (a
+    path first taken) -- is read from the host, and on the instruction
+    clock the guest's time jumps ahead while it waits, by as much as the
+    host is slow.  From a tmpfs the same faults are the guest's own
+    work.  The loader is copied too, and named as the program, so that
+    the tasks keep the program's name (what the analysis selects the
+    requests by); RUN_ENV binds every symbol at the start."""
+    r = sh(["ldd", prog], check=False)
+    objs = ldd_objects(r.stdout)
+    loader = [p for n, p in objs if n.startswith("ld-linux")]
+    if r.returncode or len(loader) != 1:
+        return [prog]
+    name = os.path.basename(prog)
+    copies = [(p, n) for n, p in objs if not n.startswith("ld-linux")]
+    for src, n in copies + [(loader[0], name), (prog, name + ".bin")]:
+        # a library another program shares is there already, and maybe
+        # mapped: writing it again would end that program (SIGBUS)
+        if not os.path.exists(os.path.join(into, n)):
+            shutil.copy(src, os.path.join(into, n))
+    return [os.path.join(into, name), "--library-path", into, os.path.join(into, name + ".bin")]
+
+
+def program(prog: str) -> list[str]:
+    """How to run ``prog``: from guest memory in a guest (once copied,
+    for the whole boot), as it is natively (a real page cache)."""
+    global _memdir
+    if prog not in _programs:
+        cmd = [prog]
+        if os.environ.get("SSA_VM_NATIVE") != "1":
+            try:
+                if _memdir is None:
+                    _memdir = tempfile.mkdtemp(prefix="labrun-bin-", dir="/dev/shm"
+                                               if os.path.isdir("/dev/shm") else None)
+                cmd = in_memory(shutil.which(prog) or prog, _memdir)
+            except OSError as e:
+                log(f"{prog} runs from the shared file system ({e})")
+        _programs[prog] = cmd
+    return _programs[prog]
+
+
+# In a guest (never natively: the host's settings are not the lab's), the
+# memory a point's programs get must not depend on what ran before:
+# * no transparent huge pages (Debian's kernel: always).  A first touch of
+#   an aligned 2 MiB of anonymous memory (the generator's records, 4 MiB
+#   at a time) clears a huge page when one happens to be free: on the
+#   instruction clock, where each byte ``rep stosb`` clears counts as an
+#   instruction, 17 ms of guest time inside a measured run, and only in
+#   the boots whose memory had a free 2 MiB block then (seen: submissions
+#   2-78 ms late, at a record index that moved from boot to boot; none
+#   in three boots without);
+# * no address space randomisation: where that 2 MiB boundary falls, and
+#   the alignment the C library's copies work with, move with it.
+GUEST_SETTINGS = (("/sys/kernel/mm/transparent_hugepage/enabled", "never"),
+                  ("/sys/kernel/mm/transparent_hugepage/defrag", "never"),
+                  ("/proc/sys/kernel/randomize_va_space", "0"))
+
+
+def settle_guest(settings=GUEST_SETTINGS) -> list[str]:
+    """Apply ``settings`` (path, value) in a guest; what could not be set."""
+    if os.environ.get("SSA_VM_NATIVE") == "1":
+        return []
+    missed = []
+    for path, value in settings:
+        try:
+            with open(path, "w", encoding="ascii") as f:
+                f.write(value)
+        except OSError:
+            missed.append(path)
+    return missed
+
+
 def start_trace(pdir: str, scratch: str, dev: str) -> subprocess.Popen:
     errf = open(os.path.join(pdir, "ssatrace.log"), "w", encoding="utf-8")
-    p = subprocess.Popen([SSATRACE, "record", "-D", dev, "-o",
-                          os.path.join(scratch, "trace.csv")], stdout=errf, stderr=errf)
+    p = subprocess.Popen([*program(SSATRACE), "record", "-D", dev, "-o",
+                          os.path.join(scratch, "trace.csv")], stdout=errf, stderr=errf,
+                         env=RUN_ENV)
     # Generous: on the instruction clock every wait of the idle guest for
     # the host (reading ssatrace, its BTF, through the shared file system)
     # jumps the guest's clock to its next timer, so a busy host can make
@@ -142,8 +238,9 @@ def run_workload(point: dict, pdir: str, scratch: str) -> tuple[int, str, dict]:
         out = os.path.join(pdir, "fio.json")
         job = os.path.join(TOP, w["job"])
         with open(os.path.join(pdir, "workload.log"), "w", encoding="utf-8") as lf:
-            rc = subprocess.run(["fio", "--output-format=json", f"--output={out}", job],
-                                env=env, stdout=lf, stderr=subprocess.STDOUT).returncode
+            rc = subprocess.run([*program("fio"), "--output-format=json", f"--output={out}",
+                                 job], env=dict(env, LD_BIND_NOW="1"), stdout=lf,
+                                stderr=subprocess.STDOUT).returncode
         extra = {}
         try:
             with open(out, encoding="utf-8") as f:
@@ -159,7 +256,8 @@ def run_workload(point: dict, pdir: str, scratch: str) -> tuple[int, str, dict]:
     with open(os.path.join(pdir, "workload.log"), "w", encoding="utf-8") as lf:
         lf.write(shlex.join([SSALOAD] + args) + "\n")
         lf.flush()
-        rc = subprocess.run([SSALOAD] + args, stdout=lf, stderr=subprocess.STDOUT).returncode
+        rc = subprocess.run(program(SSALOAD) + args, stdout=lf, stderr=subprocess.STDOUT,
+                            env=RUN_ENV).returncode
     return rc, "ssaload", {}
 
 
@@ -291,11 +389,15 @@ def main(argv: list[str]) -> int:
     # queue back and remove the devices (the finally below)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sh(["udevadm", "control", "--stop-exec-queue"], check=False)
+    for path in settle_guest():
+        log(f"could not set {path}")
     try:
         bad = run_plans(plans, guest_file(path))
     finally:
         teardown()
         sh(["rmmod", "brd"], check=False)
+        if _memdir:
+            shutil.rmtree(_memdir, ignore_errors=True)
         sh(["udevadm", "control", "--start-exec-queue"], check=False)
     log(f"done: {sum(len(p['points']) for p in plans)} points, {bad} not ok, "
         f"{time.monotonic() - t0:.0f} s of guest time")
