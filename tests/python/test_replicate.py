@@ -101,3 +101,12 @@ def test_wanted_and_extra_plan(tmp_path):
     assert cmd[cmd.index("--records") + 1] == str(tmp_path / "p01-r3" / "records.csv")
     assert q["devices"] == ex.plan(s, False, "icount", str(tmp_path))["points"][1]["devices"]
     assert rp.extra_plan(s, False, "icount", str(tmp_path), {}) is None
+
+
+def test_combine_averages_what_the_generator_saw():
+    runs = [{"status": "ok", "read_s": v, "notes": [],
+             "generator": {"read_s": v + 0.001, "rate": 5.0, "outrun": False}}
+            for v in (0.020, 0.030)]
+    g = rp.combine(runs)["generator"]
+    assert g["read_s"] == pytest.approx(0.026) and g["rate"] == 5.0
+    assert g["outrun"] is False and g["runs"] == 2

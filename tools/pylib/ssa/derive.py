@@ -49,6 +49,7 @@ import textwrap
 
 import numpy as np
 
+from . import replicate
 from .experiment import save_figure
 
 DERIVERS: dict = {}
@@ -99,6 +100,15 @@ def _mean_ci(z: np.ndarray, batches: int = 20) -> tuple[float, float]:
     if len(z):
         return float(np.mean(z)), math.nan
     return math.nan, math.nan
+
+
+def _runs_mean_ci(runs: list) -> tuple[float, float]:
+    """The mean of independent runs' means, with a Student-t interval over
+    them (ssa.replicate)."""
+    from scipy.stats import t as student
+    m = np.array([float(np.mean(z)) for z in runs])
+    return float(m.mean()), float(student.ppf(0.975, len(m) - 1) * m.std(ddof=1)
+                                  / math.sqrt(len(m)))
 
 
 def generator_responses(pdir: str, op: str | None = "read") -> np.ndarray | None:
@@ -248,6 +258,11 @@ def optimal_bsu(spec: dict, results: dict, outdir: str) -> dict:
         if z is not None and len(z):
             mean, ci = _mean_ci(z)
             source = "generator"
+            runs = [generator_responses(d, row_op) for _, d in
+                    replicate.run_dirs(outdir, r["id"])]
+            runs = [x for x in runs if x is not None and len(x)]
+            if runs:                            # the point's extra runs (ssa.replicate)
+                mean, ci = _runs_mean_ci([z] + runs)
         else:
             key = f"{row_op or 'overall'}_s" if metric == "auto" else metric
             mean, ci = r.get(key, math.nan), r.get(key.replace("_s", "_ci_s"), math.nan)

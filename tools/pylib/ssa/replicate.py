@@ -114,6 +114,17 @@ def combine(runs: list[dict], level: float = 0.95) -> dict:
         vals = [v for v in vals if isinstance(v, (int, float)) and v == v]
         if vals:
             out[key] = float(np.mean(vals))
+    gens = [r["generator"] for r in runs if isinstance(r.get("generator"), dict)]
+    if gens:                                    # what the generator saw: the runs' mean
+        g = dict(gens[0])
+        for k, v in gens[0].items():
+            vals = [x.get(k) for x in gens]
+            vals = [x for x in vals if isinstance(x, (int, float)) and not isinstance(x, bool)
+                    and x == x]
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and vals:
+                g[k] = float(np.mean(vals))
+        g["runs"] = len(gens)
+        out["generator"] = g
     us = [r["utilization_members"] for r in runs if r.get("utilization_members")]
     if us:
         n = max(len(u) for u in us)
