@@ -308,7 +308,7 @@ def test_memory_limit():
 
 def test_correlated_points_run_again_in_a_second_round(lab, tmp_path, monkeypatch, capsys):
     specs, calls = lab
-    monkeypatch.setattr(replicate, "RHO1_LIMIT", 0.3)
+    monkeypatch.setattr(replicate, "RHO1_LIMIT", 0.45)
     monkeypatch.setenv("FAKE_LAB_CORRELATED", "p01")      # a slowly relaxing queue there
     res = runner.run(["a"], False, "icount", str(tmp_path / "r"), jobs=2)
     out = tmp_path / "r"

@@ -23,9 +23,11 @@ import re
 import numpy as np
 
 # lag-1 autocorrelation of 20 batch means above which the batch-means
-# interval is not trusted (with independent batches its estimate has a
-# standard deviation of about 0.2 around -0.05)
-RHO1_LIMIT = 0.3
+# interval is not trusted.  With independent batches its estimate has a
+# standard deviation of about 0.22 around -0.05, so 0.45 is passed by
+# chance about once in a hundred points (0.3 flagged 21 of 324 seed 000
+# points, most of them by chance: closed loops of 100-400 requests)
+RHO1_LIMIT = 0.45
 RUNS = 3                                # runs of a flagged point, the first included
 SEED_STEP = 100_003                     # workload.seed of run k: seed + (k - 1) * step
 METRICS = ("read", "write", "overall")
