@@ -241,22 +241,26 @@ def results_rst(cat: dict, pub: dict) -> str:
              "below is generated: the verdicts are the specs' checks on those results "
              "(Writing an experiment, Findings).", ""]
     total = {k: 0 for k in fd.VERDICTS}
-    rows = []
+    rows, guest = [], 0.0
     for name in cat:
         res = pub.get(name)
         if res is None or res.get("stale"):
             rows.append([name, "-", "not published" if res is None else "stale",
-                         "", "", "", ""])
+                         "", "", "", "", ""])
             continue
         c = fd.counts(res.get("findings", []))
         for k in total:
             total[k] += c[k]
+        g = res.get("guest_s") or 0.0
+        guest += g
         rows.append([name, res.get("run_date") or "-", len(res.get("points", [])),
+                     f"{g:,.0f}" if g else "-",
                      c["holds"], c["does not hold"], c["not measured"], c["configured"]])
     lines += [f"In all: {total['holds']} findings hold, {total['does not hold']} do not "
               f"hold, {total['not measured']} are not measured and {total['configured']} are "
-              "configured by the lab.", "",
-              list_table(["experiment", "run", "points", "hold", "do not hold",
+              f"configured by the lab; the runs took {guest:,.0f} s of guest time (the "
+              "instruction clock's: disk service and CPU work, idle time skipped).", "",
+              list_table(["experiment", "run", "points", "guest s", "hold", "do not hold",
                           "not measured", "configured"], rows), ""]
     for name, spec in cat.items():
         if name in pub:
