@@ -586,6 +586,29 @@ static struct rec *rec_at(uint64_t i)
 	return &ch[i & (CHUNK - 1)];
 }
 
+/*
+ * Allocate and write the chunks of the first @n records (at most
+ * PREFAULT_MAX) before the run, so that the page faults of a fresh chunk
+ * and the mmap() that makes it do not fall between a completion and the
+ * next submission; a longer run faults its later chunks as it goes.
+ */
+#define PREFAULT_MAX	(8 * (uint64_t)CHUNK)
+
+static void records_prefault(uint64_t n)
+{
+	uint64_t i;
+
+	if (n > PREFAULT_MAX)
+		n = PREFAULT_MAX;
+	for (i = 0; i < n; i += CHUNK) {
+		struct rec *ch = rec_at(i);	/* i is a chunk's first record */
+
+		if (!ch)
+			die(EXIT_FAIL, "out of memory for the records");
+		memset(ch, 0, CHUNK * sizeof(*ch));
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* run state */
 
@@ -860,12 +883,17 @@ static void run_open(void)
 /* ------------------------------------------------------------------ */
 /* closed loop: a thread per client, pread/pwrite */
 
+static pthread_barrier_t clients_ready;
+
 static void *client_main(void *arg)
 {
 	struct client *c = arg;
 	double mean_ns = cfg.think_ms * 1e6;
-	uint64_t last = run_start, dur_ns = 0, total = UINT64_MAX;
+	uint64_t last, dur_ns = 0, total = UINT64_MAX;
 
+	/* every client exists before the run's start is taken (run_closed) */
+	pthread_barrier_wait(&clients_ready);
+	last = run_start;
 	if (cfg.duration_set)
 		dur_ns = (uint64_t)llround(cfg.duration * 1e9);
 	if (cfg.requests_set)
@@ -933,17 +961,29 @@ static void run_closed(void)
 		die(EXIT_FAIL, "out of memory");
 	for (i = 0; i < cfg.mpl; i++)
 		client_init(&cl[i], i, cfg.mpl);
+	rc = pthread_barrier_init(&clients_ready, NULL, cfg.mpl + 1);
+	if (rc)
+		die(EXIT_FAIL, "pthread_barrier_init: %s", strerror(rc));
 	block_signals(true);
-	run_start = now_ns() + 1000000;	/* every client starts thinking at once */
 	for (i = 0; i < cfg.mpl; i++) {
 		rc = pthread_create(&cl[i].thread, NULL, client_main, &cl[i]);
 		if (rc)
 			die(EXIT_FAIL, "pthread_create (client %u): %s", i, strerror(rc));
 	}
 	block_signals(false);
+	/*
+	 * Every client starts thinking at once, once all of them exist:
+	 * creating a thread (its stack's mapping, its first page faults)
+	 * takes a few ms of an emulated guest's time, and a start taken
+	 * before creating 32 of them made the last clients' first requests
+	 * 37-62 ms late in the lab's points.
+	 */
+	run_start = now_ns() + 1000000;
+	pthread_barrier_wait(&clients_ready);
 	/* a signal interrupts no join; the clients see got_signal */
 	for (i = 0; i < cfg.mpl; i++)
 		pthread_join(cl[i].thread, NULL);
+	pthread_barrier_destroy(&clients_ready);
 	for (i = 0; i < cfg.mpl; i++)
 		free(cl[i].cursor);
 	free(cl);
@@ -1657,6 +1697,19 @@ int main(int argc, char **argv)
 	uint64_t maxlen;
 	int status = 0;
 
+	/*
+	 * No transparent huge pages in this process.  The clients write their
+	 * records into one buffer: the first record written into a 2 MiB-
+	 * aligned part of it faulted, and every client that completed a
+	 * request before that huge page was mapped faulted on it too, each
+	 * allocating and clearing a 2 MiB page of its own (the kernel keeps
+	 * one).  On an emulated guest's instruction clock that is 34 ms a
+	 * client, half of it with no preemption point: every client of a
+	 * closed loop went silent for MPL x 34 ms (1.1 s at 32).  Nor does
+	 * khugepaged collapse this process's pages, holding its mmap_lock.
+	 * (The records are also written before the run: records_prefault.)
+	 */
+	prctl(PR_SET_THP_DISABLE, 1UL, 0, 0, 0);
 	parse_args(argc, argv);
 	open_device();
 	check_geometry();
@@ -1673,6 +1726,7 @@ int main(int argc, char **argv)
 		die(EXIT_FAIL, "cannot allocate two %" PRIu64 "-byte buffers", maxlen);
 	memset(rbuf, 0, maxlen);
 	memset(wbuf, 0x5a, maxlen);	/* the fixed pattern every write writes */
+	records_prefault(cfg.requests_set ? cfg.requests : CHUNK);
 
 	/* sleep as precisely as the timers allow (inherited by the threads) */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
