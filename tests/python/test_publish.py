@@ -82,7 +82,7 @@ def test_publish_keeps_the_numbers_and_recomputes_the_verdicts(tree):
     top, run, _, cat = tree
     path = pb.publish(str(run), cat, str(top / "results"))
     pub = json.load(open(path))
-    assert pub["points"][1]["read_s"] == 0.030 and "generator" not in pub["points"][0]
+    assert pub["points"][1]["read_s"] == 0.030 and pub["points"][0]["generator"] == {"x": 1}
     assert "dropped" not in pub["points"][1] and "figures" not in pub
     assert pub["failures"] == [] and pub["run_date"]
     assert [v["verdict"] for v in pub["findings"]] == ["holds", "does not hold"]
@@ -151,3 +151,13 @@ def test_a_run_of_other_points_is_stale(tree):
     text = doc.read_text()
     assert "Not current: the spec's points are not the run's (p02): run it again." in text
     assert "In all: 0 findings hold" in text
+
+
+def test_the_documented_results_are_current():
+    """Documentation/experiments.rst's Results section is the one the
+    published results (experiments/results/) make with the specs as they
+    are: a finding edited, a result published or the section touched by
+    hand without the other fails here (tools/ssa experiment publish)."""
+    assert pb.write_rst(check=True), (
+        "the Results section is not the one experiments/results/ makes: run "
+        "tools/ssa experiment publish")

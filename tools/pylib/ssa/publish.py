@@ -23,7 +23,7 @@ from . import findings as fd
 
 BEGIN, END = ".. results-begin", ".. results-end"
 # point fields a published result keeps (the rest is the report's)
-_POINT_DROP = {"generator", "dropped", "utilization_members"}
+_POINT_DROP = {"dropped", "utilization_members"}
 
 
 def results_dir() -> str:
