@@ -568,6 +568,9 @@ def crossover(a: list, b: list) -> float:
     nan if it never does."""
     ya = dict(a)
     pairs = [(x, ya[x] - y) for x, y in b if x in ya]
+    if len(pairs) < 2:
+        raise NotMeasured("a crossover needs two x that both series have (a quick run "
+                          "has one)")
     for (x0, d0), (x1, d1) in zip(pairs, pairs[1:]):
         if d0 == 0:
             return x0
