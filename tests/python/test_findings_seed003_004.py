@@ -1,8 +1,8 @@
-"""The findings of seed 003 (experiments/seed003-*.toml) on made-up
-derived tables: each check reads what its note says -- the cross-overs
-of Figure 13 fall where the table puts them, the gap of Figure 12
-narrows or not, a seed model that is not in its copy reads "not
-measured"."""
+"""The findings of seeds 003 and 004 (experiments/seed003-*.toml,
+seed004-graph*.toml) on made-up derived tables: each check reads what
+its note says -- a 16 KB pattern is found and a flat curve is not, the
+cross-overs of Figure 13 fall where the table puts them, a seed model
+that is not in its copy reads "not measured"."""
 
 import pytest
 
@@ -15,6 +15,32 @@ MB = 2 ** 20
 def verdicts(name, derived):
     spec = ex.catalogue()[name]
     return {v.id: v for v in fd.evaluate(spec, {"points": [], "derived": {"data": derived}})}
+
+
+def graph9_table(split_of, plain_of=lambda s: 92.0 + (s // 8192) % 5):
+    sizes = range(917504, 1179648 + 1, 8192)
+    return {"points": [{"label": "split at 16 KB, the rest after", "size": s,
+                        "bw": split_of(s) * MB} for s in sizes]
+            + [{"label": "128 KB stripe unit", "size": s, "bw": plain_of(s) * MB}
+               for s in sizes]}
+
+
+def test_graph9_peaks_every_16k_hold_only_with_the_pattern():
+    v = verdicts("seed004-graph9", graph9_table(lambda s: 100.0 if s % 16384 == 0 else 50.0))
+    split = v["split-peaks-on-16k-multiples"]
+    assert split.verdict == "configured" and split.value is True
+    assert split.lets["share"] == 1.0
+    assert v["swing-80-mb"].verdict == "does not hold"      # 50 MB/s: 37.5 % short
+    assert v["swing-80-mb"].lets["peak_step"] == pytest.approx(50.0)
+    v = verdicts("seed004-graph9", graph9_table(lambda s: 80.0 if s % 16384 == 0 else 10.0))
+    assert v["swing-80-mb"].verdict == "holds"
+    # the lab's plain volume: a plateau with no 16 KB period
+    assert v["peaks-on-16k-multiples"].verdict == "does not hold"
+    assert v["swing-80-mb"].lets["plain_variation"] == pytest.approx(4.0)
+    v = verdicts("seed004-graph9", graph9_table(
+        lambda s: 50.0, plain_of=lambda s: 100.0 if s % 16384 == 0 else 90.0))
+    assert v["peaks-on-16k-multiples"].verdict == "holds"
+    assert v["split-peaks-on-16k-multiples"].value is False
 
 
 def fig13_table(diff_satf, diff_look, base=800.0):
