@@ -382,3 +382,24 @@ def test_guest_settings_only_in_a_guest(tmp_path, monkeypatch):
     assert labrun.settle_guest(settings) == [str(tmp_path / "no" / "x")]
     assert (thp.read_text(), aslr.read_text()) == ("never", "0")
     assert [p for p, _ in labrun.GUEST_SETTINGS][-1] == "/proc/sys/kernel/randomize_va_space"
+
+
+def test_points_reach_their_directories_when_the_unit_ends(tmp_path, monkeypatch):
+    """labrun keeps a unit's finished points in guest memory and moves
+    them at the unit's end (no host I/O while its disks turn), each
+    point's point.json last: a point directory with point.json is whole."""
+    from ssa import labrun
+    moved = []
+    real = labrun.shutil.move
+    monkeypatch.setattr(labrun.shutil, "move", lambda a, b: (moved.append(b), real(a, b)))
+    for pid in ("p00", "p01"):
+        s = tmp_path / f"mem-{pid}"
+        s.mkdir()
+        for fn in ("point.json", "records.csv", "trace.csv", "workload.log"):
+            (s / fn).write_text(fn)
+        labrun._pending.append((str(s), str(tmp_path / "exp" / pid)))
+    labrun.flush()
+    assert labrun._pending == [] and not (tmp_path / "mem-p00").exists()
+    assert [os.path.basename(m) for m in moved] == [
+        "records.csv", "trace.csv", "workload.log", "point.json"] * 2
+    assert (tmp_path / "exp" / "p01" / "trace.csv").read_text() == "trace.csv"

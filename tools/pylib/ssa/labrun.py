@@ -15,6 +15,7 @@ guest, where time is precious.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shlex
@@ -33,6 +34,7 @@ PREFIX = "lab"
 _current = None         # the devices in place: (unit, tables) of the last point
 _programs: dict = {}    # program -> the command that runs it from guest memory
 _memdir = None          # where those copies are (a tmpfs)
+_pending: list = []     # (scratch, point dir) of the unit's finished points
 # what the programs run from memory get: every symbol bound at start, so
 # that no lookup runs (in the loader, over the libraries) mid-measurement
 RUN_ENV = dict(os.environ, LD_BIND_NOW="1")
@@ -58,8 +60,13 @@ def sh(cmd: list[str], check: bool = True, **kw) -> subprocess.CompletedProcess:
     return r
 
 
+def dmsetup(*args: str, check: bool = False) -> subprocess.CompletedProcess:
+    """dmsetup, from guest memory (``program``)."""
+    return sh([*program("dmsetup"), *args], check=check)
+
+
 def lab_devices() -> list[str]:
-    r = sh(["dmsetup", "ls"], check=False)
+    r = dmsetup("ls")
     return [ln.split()[0] for ln in r.stdout.splitlines()
             if ln.split() and ln.split()[0].startswith(PREFIX + "-")]
 
@@ -67,16 +74,16 @@ def lab_devices() -> list[str]:
 def teardown() -> None:
     """Remove the lab's devices, the volume before its members, in one call."""
     names = sorted(lab_devices(), key=lambda n: not n.endswith("-vol"))
-    if names and sh(["dmsetup", "remove", *names], check=False).returncode:
+    if names and dmsetup("remove", *names).returncode:
         for n in names:
-            sh(["dmsetup", "remove", "--retry", n], check=False)
+            dmsetup("remove", "--retry", n)
 
 
 def create(devices: list[list[str]]) -> None:
     """All of a point's devices in one dmsetup call (--concise: name,uuid,
     minor,flags,table entries separated by ';'), in order."""
     spec = ";".join(f"{name},,,,{table}" for name, table in devices)
-    r = sh(["dmsetup", "create", "--concise", spec], check=False)
+    r = dmsetup("create", "--concise", spec)
     if r.returncode:
         teardown()
         raise RuntimeError(f"dmsetup create --concise failed: {r.stderr.strip()}; "
@@ -147,6 +154,11 @@ def in_memory(prog: str, into: str) -> list[str]:
     return [os.path.join(into, name), "--library-path", into, os.path.join(into, name + ".bin")]
 
 
+def memory_dir(prefix: str) -> str:
+    """A new directory in memory (a tmpfs: /dev/shm where there is one)."""
+    return tempfile.mkdtemp(prefix=prefix, dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+
+
 def program(prog: str) -> list[str]:
     """How to run ``prog``: from guest memory in a guest (once copied,
     for the whole boot), as it is natively (a real page cache)."""
@@ -156,8 +168,7 @@ def program(prog: str) -> list[str]:
         if os.environ.get("SSA_VM_NATIVE") != "1":
             try:
                 if _memdir is None:
-                    _memdir = tempfile.mkdtemp(prefix="labrun-bin-", dir="/dev/shm"
-                                               if os.path.isdir("/dev/shm") else None)
+                    _memdir = memory_dir("labrun-bin-")
                 cmd = in_memory(shutil.which(prog) or prog, _memdir)
             except OSError as e:
                 log(f"{prog} runs from the shared file system ({e})")
@@ -228,16 +239,17 @@ def stop_trace(p: subprocess.Popen) -> int:
 
 
 def run_workload(point: dict, pdir: str, scratch: str) -> tuple[int, str, dict]:
-    """(exit status, comm of the workload's requests, extra point data)."""
+    """(exit status, comm of the workload's requests, extra point data);
+    its files in ``scratch`` (an fio job copied there first)."""
     w = point["workload"]
     dev = f"/dev/mapper/{PREFIX}-vol"
     if w.get("generator", "ssaload") == "fio":
         env = dict(os.environ, DEV=dev)
         for k, v in w.items():
             env[k.upper()] = str(v)
-        out = os.path.join(pdir, "fio.json")
-        job = os.path.join(TOP, w["job"])
-        with open(os.path.join(pdir, "workload.log"), "w", encoding="utf-8") as lf:
+        out = os.path.join(scratch, "fio.json")
+        job = os.path.join(scratch, "job.fio")
+        with open(os.path.join(scratch, "workload.log"), "w", encoding="utf-8") as lf:
             rc = subprocess.run([*program("fio"), "--output-format=json", f"--output={out}",
                                  job], env=dict(env, LD_BIND_NOW="1"), stdout=lf,
                                 stderr=subprocess.STDOUT).returncode
@@ -253,7 +265,7 @@ def run_workload(point: dict, pdir: str, scratch: str) -> tuple[int, str, dict]:
             extra["notes"] = [f"fio output unreadable: {e}"]
         return rc, "fio", extra
     args = [a.replace(pdir, scratch) for a in point["command"]]
-    with open(os.path.join(pdir, "workload.log"), "w", encoding="utf-8") as lf:
+    with open(os.path.join(scratch, "workload.log"), "w", encoding="utf-8") as lf:
         lf.write(shlex.join([SSALOAD] + args) + "\n")
         lf.flush()
         rc = subprocess.run(program(SSALOAD) + args, stdout=lf, stderr=subprocess.STDOUT,
@@ -263,14 +275,36 @@ def run_workload(point: dict, pdir: str, scratch: str) -> tuple[int, str, dict]:
 
 def save_devices(pdir: str, fn: str) -> None:
     with open(os.path.join(pdir, fn), "w", encoding="utf-8") as f:
-        for cmd in (["dmsetup", "table"], ["dmsetup", "status"], ["dmsetup", "ls"]):
-            r = sh(cmd, check=False)
-            f.write(f"## {' '.join(cmd)}\n{r.stdout}")
+        for what in ("table", "status", "ls"):
+            f.write(f"## dmsetup {what}\n{dmsetup(what).stdout}")
+
+
+def flush() -> None:
+    """Move the finished points' files from guest memory to their
+    directories, ``point.json`` last (what says a point ran)."""
+    while _pending:
+        scratch, pdir = _pending.pop(0)
+        os.makedirs(pdir, exist_ok=True)
+        names = sorted(os.listdir(scratch), key=lambda n: (n == "point.json", n))
+        for fn in names:
+            shutil.move(os.path.join(scratch, fn), os.path.join(pdir, fn))
+        os.rmdir(scratch)
 
 
 def run_point(point: dict, plan: dict, outdir: str) -> dict:
+    """One point, its files in guest memory until its unit ends (flush).
+
+    From the moment a unit's devices are created to its last point's
+    end nothing is read from or written to the host: the programs run
+    from guest memory, their files are written there, and only then
+    moved to the point directories.  On the instruction clock the guest's
+    time leaps ahead while it waits for the host, by as much as the host
+    is slow; an emulated disk's spindle turns from the moment its table
+    was loaded, so such a leap would set the angle at which the workload
+    finds the disks -- and a sequential stream can lock onto one of
+    several steady phases (seen: seed004-graph9's reads 10.3 or 9.5 ms,
+    by where in the boot the point ran)."""
     pdir = os.path.join(outdir, point["id"])
-    os.makedirs(pdir, exist_ok=True)
     done = {"id": point["id"], "status": "failed", "notes": [],
             "generator": point["workload"].get("generator", "ssaload")}
     t0 = time.monotonic()
@@ -289,6 +323,16 @@ def run_point(point: dict, plan: dict, outdir: str) -> dict:
     global _current
     key = (point.get("unit"), point["devices"])
     if _current != key:
+        flush()
+        gc.collect()
+    scratch = memory_dir("labrun-")
+    w = point["workload"]
+    # the programs and the job in memory before the devices exist
+    for prog in ("dmsetup", SSATRACE, "fio" if w.get("generator") == "fio" else SSALOAD):
+        program(prog)
+    if w.get("generator") == "fio":
+        shutil.copy(os.path.join(TOP, w["job"]), os.path.join(scratch, "job.fio"))
+    if _current != key:
         teardown()
         _current = None
         vol = point["volume"]
@@ -301,32 +345,25 @@ def run_point(point: dict, plan: dict, outdir: str) -> dict:
         _current = key
     else:
         done["devices_reused"] = True
-    save_devices(pdir, "tables.txt")
+    save_devices(scratch, "tables.txt")
     # what ssa compare --tables reads: dmsetup table, then dmsetup ls
-    with open(os.path.join(pdir, "volume.tables"), "w", encoding="utf-8") as f:
-        f.write(sh(["dmsetup", "table"], check=False).stdout)
-        f.write(sh(["dmsetup", "ls"], check=False).stdout)
+    with open(os.path.join(scratch, "volume.tables"), "w", encoding="utf-8") as f:
+        f.write(dmsetup("table").stdout)
+        f.write(dmsetup("ls").stdout)
     phase("create")
-    # The records are written to the guest's own memory while the point
-    # runs and moved to the shared directory after: no host file I/O
-    # (9p) from the tracer or the generator while the volume is measured.
-    scratch = tempfile.mkdtemp(prefix="labrun-")
     # behind an array cache the volume's forks are the cache's own I/O:
     # trace them, and measure the requests at the generator
     cached = any(name == f"{PREFIX}-arr" for name, _ in point["devices"])
     if cached:
         done["measure"] = "generator"
-        sh(["dmsetup", "message", f"{PREFIX}-vol", "0", "reset_stats"], check=False)
-    tracer = start_trace(pdir, scratch, f"{PREFIX}-arr" if cached else f"{PREFIX}-vol")
+        dmsetup("message", f"{PREFIX}-vol", "0", "reset_stats")
+    tracer = start_trace(scratch, scratch, f"{PREFIX}-arr" if cached else f"{PREFIX}-vol")
     phase("trace_attach")
     try:
         rc, comm, extra = run_workload(point, pdir, scratch)
         phase("workload")
     finally:
         trc = stop_trace(tracer)
-        for fn in os.listdir(scratch):
-            shutil.move(os.path.join(scratch, fn), os.path.join(pdir, fn))
-        os.rmdir(scratch)
         phase("trace_stop")
     done.update(extra)
     done["comm"] = comm
@@ -342,17 +379,18 @@ def run_point(point: dict, plan: dict, outdir: str) -> dict:
         done["notes"].append(f"the workload exited with status {rc} (workload.log)")
     if trc != 0:
         done["notes"].append(f"ssatrace exited with status {trc} (ssatrace.log)")
-    with open(os.path.join(pdir, "ssatrace.log"), encoding="utf-8") as f:
+    with open(os.path.join(scratch, "ssatrace.log"), encoding="utf-8") as f:
         tl = f.read()
     if " 0 lost" not in tl and "lost" in tl:
         done["notes"].append("ssatrace lost records: " + tl.strip().splitlines()[-1])
-    save_devices(pdir, "status.txt")
+    save_devices(scratch, "status.txt")
     if cached:
-        with open(os.path.join(pdir, "cache.status"), "w", encoding="utf-8") as f:
-            f.write(sh(["dmsetup", "status", f"{PREFIX}-vol"], check=False).stdout)
+        with open(os.path.join(scratch, "cache.status"), "w", encoding="utf-8") as f:
+            f.write(dmsetup("status", f"{PREFIX}-vol").stdout)
     done["guest_s"] = time.monotonic() - t0
-    with open(os.path.join(pdir, "point.json"), "w", encoding="utf-8") as f:
+    with open(os.path.join(scratch, "point.json"), "w", encoding="utf-8") as f:
         json.dump(done, f, indent=1)
+    _pending.append((scratch, pdir))
     return done
 
 
@@ -388,12 +426,14 @@ def main(argv: list[str]) -> int:
     # stopped from outside (ssa experiment --timeout): still give udev its
     # queue back and remove the devices (the finally below)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    gc.disable()                        # collected between units only (run_point)
     sh(["udevadm", "control", "--stop-exec-queue"], check=False)
     for path in settle_guest():
         log(f"could not set {path}")
     try:
         bad = run_plans(plans, guest_file(path))
     finally:
+        flush()
         teardown()
         sh(["rmmod", "brd"], check=False)
         if _memdir:
@@ -422,13 +462,16 @@ def run_plans(plans: list[dict], guest_json: str = "guest.json") -> int:
                 log(f"{point['id']} failed: {e}")
                 bad += 1
                 _current = None
+                flush()
                 teardown()
+                os.makedirs(os.path.join(edir, point["id"]), exist_ok=True)
                 with open(os.path.join(edir, point["id"], "point.json"), "w",
                           encoding="utf-8") as f:
                     json.dump({"id": point["id"], "status": "failed", "notes": [str(e)]}, f)
                 continue
             log(f"{point['id']} {d['status']} in {d['guest_s']:.1f} s of guest time")
             bad += d["status"] != "ok"
+        flush()                         # the experiment's last unit ends
         with open(os.path.join(edir, guest_json), "w", encoding="utf-8") as f:
             json.dump({"guest_s": time.monotonic() - e0}, f)
     return bad
