@@ -633,6 +633,15 @@ def measured(recs: list, batches: int = 20) -> dict:
     return out
 
 
+def mean_utilization(point: dict, meas: dict) -> float:
+    """The members' mean utilization: what a model of identical disks
+    under an even load calls the device utilization (seed 002, 4.2.1).
+    ``utilization_max``, the busiest of n noisy estimates, lies above it."""
+    u = meas.get("utilization_members") or []
+    n = max(point["volume"]["members"], len(u))
+    return float(np.mean(u + [0.0] * (n - len(u)))) if u else math.nan
+
+
 def max_rate(point: dict, meas: dict) -> float:
     """The measured maximum throughput (seed 002, section 5.3): the rate at
     which the busiest member would be busy all the time, utilization
@@ -985,6 +994,7 @@ def point_result(point: dict, meas: dict) -> dict:
             r[f"generator_{k}_s"] = v
     if meas.get("utilization_members"):
         r["max_rate"] = max_rate(point, meas)
+        r["utilization_mean"] = mean_utilization(point, meas)
     try:
         pmf = _sizes_pmf(w.get("sizes", "fixed:1"), _sizes_max(w.get("sizes", "fixed:1")))
         r["mean_blocks"] = float(np.dot(np.arange(1, len(pmf) + 1), pmf))

@@ -56,7 +56,8 @@ from typing import Any, Callable
 TIME_METRICS = ("read", "write", "overall")
 METRICS = {"read": "read_s", "write": "write_s", "overall": "overall_s",
            "rate": "rate", "rate_measured": "rate_measured", "max_rate": "max_rate",
-           "utilization": "utilization_max", "p_read_measured": "p_read_measured",
+           "utilization": "utilization_max",
+           "utilization_mean": "utilization_mean", "p_read_measured": "p_read_measured",
            "arrival_cv2": "arrival_cv2", "requests": "requests",
            "read_max": "read_max_s", "write_max": "write_max_s",
            "overall_max": "overall_max_s",
