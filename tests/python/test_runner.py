@@ -289,6 +289,9 @@ def test_log_watch_reads_a_log_that_qemu_truncated(tmp_path):
     assert w.poll() == []
     log.write_text("labrun: c p00 (1/1) z {}\nlabrun: p00 ok in 1.0 s of guest time\n")
     assert w.poll() == [("c", "p00", "ok")]
+    with open(log, "a") as f:                           # the extra round's runs
+        f.write("labrun: c p11-r2 (1/1) z {}\nlabrun: p11-r2 ok in 1.0 s of guest time\n")
+    assert w.poll() == [("c", "p11-r2", "ok")]
 
 
 def test_memory_limit():
@@ -317,7 +320,9 @@ def test_correlated_points_run_again_in_a_second_round(lab, tmp_path, monkeypatc
         assert (out / f"p01-r{k}" / "point.json").exists()
     p01 = next(p for p in res[0]["points"] if p["id"] == "p01")
     assert p01["replicates"] == 3 and len(p01["read_runs_s"]) == 3
-    assert "correlated batch means (a: p01" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "correlated batch means (a: p01" in printed
+    assert "a p01-r2 ok" in printed and "a p01-r3 ok" in printed   # progress of the round
     saved = json.loads((out / "results.json").read_text())
     assert next(p for p in saved["points"] if p["id"] == "p01")["replicates"] == 3
     # again with --resume: nothing left to run, the same combined point

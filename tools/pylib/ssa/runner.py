@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -318,6 +319,9 @@ def _stop_group(p) -> None:
     _stop_groups([p])
 
 
+_POINT_ID = re.compile(r"p\d+(-r\d+)?$")     # a point, or an extra run of one
+
+
 class _LogWatch:
     """A guest's log read as the guest writes it: the host's time at which
     each experiment's first point appears ("labrun: NAME pNN ..."), in
@@ -365,7 +369,7 @@ class _LogWatch:
             if w[2].startswith("p") and "(" in line:
                 self.first.setdefault(w[1], t)
                 self._exp = w[1]
-            elif w[1].startswith("p") and w[1][1:].isdigit() and self._exp:
+            elif _POINT_ID.match(w[1]) and self._exp:
                 done.append((self._exp, w[1], w[2].rstrip(":")))
         return done
 
