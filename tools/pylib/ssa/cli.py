@@ -606,10 +606,10 @@ def _experiment_report(args: argparse.Namespace) -> dict:
     with open(path, encoding="utf-8") as f:
         plans = json.load(f)
     cat = experiment.catalogue()
-    res = []
     want = os.path.abspath(args.dir)
     if not any(pl["dir"] == want for pl in plans):
         want = None                             # the whole run's directory
+    calls, dirs = [], []
     for pl in plans:
         if want and pl["dir"] != want:
             continue
@@ -621,12 +621,13 @@ def _experiment_report(args: argparse.Namespace) -> dict:
         except (OSError, ValueError):
             pass
         runner.merge_guest_times(pl["dir"])     # a run's shards (-j N, --shard K/N)
-        r = experiment.summarise(cat[pl["experiment"]], pl["dir"], pl["quick"], pl["clock"],
-                                 prev.get("wall_s") or 0.0,
-                                 prev.get("run_experiments") or len(plans),
-                                 jobs=prev.get("jobs") or pl.get("jobs") or 1)
-        r["dir"] = pl["dir"]
-        res.append(r)
+        calls.append(((cat[pl["experiment"]], pl["dir"], pl["quick"], pl["clock"],
+                       prev.get("wall_s") or 0.0, prev.get("run_experiments") or len(plans)),
+                      {"jobs": prev.get("jobs") or pl.get("jobs") or 1}))
+        dirs.append(pl["dir"])
+    res = runner.summarise_all(calls, os.cpu_count() or 1)   # one process per core
+    for r, d in zip(res, dirs):
+        r["dir"] = d
     return {"experiments": res}
 
 
@@ -651,8 +652,9 @@ def _experiment_parser(sub, jsonp) -> None:
     er.add_argument("--resume", action="store_true",
                     help="keep the points of OUT that ran ok and run the others")
     er.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
-                    help="run the points in N guests at once (default 1; the results are "
-                         "the same; each guest takes about 3 GiB of host memory)")
+                    help="run the points in N guests at once (default 1; the means agree with "
+                         "one guest's as two one-guest runs agree with each other; each "
+                         "guest takes about 3 GiB of host memory)")
     er.add_argument("--shard", metavar="K/N", default=None,
                     help="run only the K-th of N parts of the points, the same parts every "
                          "time (a cluster's array tasks; then: ssa experiment report OUT)")

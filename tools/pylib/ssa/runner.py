@@ -5,8 +5,10 @@ they end.  ``ssa.experiment`` re-exports the older names for its callers.
 
 Under ``-j N`` the points are spread over N guests at once.  They are
 independent, and on the instruction clock each is a count of emulated
-instructions, so a point measures the same whichever guest runs it --
-provided it finds the same devices.  A guest keeps a point's devices when
+instructions, so a point measures the same whichever guest runs it, up
+to the drift the host's I/O puts between any two runs (about 1e-4 of a
+mean; Documentation/experiments.rst) -- provided it finds the same
+devices.  A guest keeps a point's devices when
 they are the point before's (a rate sweep keeps its parity volume), so
 the runs of consecutive points of an experiment that share their devices
 (*units*) are never split: each guest gets whole units, in the
@@ -587,12 +589,14 @@ def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | No
                 for pl in guests[0].plans]
     wall = max(ends.values(), default=0.0)
     own = sum_walls([experiment_walls(watch[g.k].first, names, ends[g.k]) for g in guests])
-    results = []
-    for n in names:
-        if own_files:
+    if own_files:
+        for n in names:
             merge_guest_times(dirs[n])
-        r = ex.summarise(cat[n], dirs[n], quick, clock, wall, len(names), own_wall_s=own.get(n),
-                         jobs=len(guests))
+    summaries = summarise_all(
+        [((cat[n], dirs[n], quick, clock, wall, len(names)),
+          {"own_wall_s": own.get(n), "jobs": len(guests)}) for n in names], jobs)
+    results = []
+    for n, r in zip(names, summaries):
         if fails[n]:
             r["failures"] += fails[n]
             with open(os.path.join(dirs[n], "results.json"), "w", encoding="utf-8") as f:
@@ -606,6 +610,24 @@ def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | No
         results = _extra_runs(cat, names, dirs, results, clock, out, left, echo, jobs,
                               wall, own)
     return results
+
+
+def _summarise(call: tuple) -> dict:
+    args, kw = call
+    return ex.summarise(*args, **kw)
+
+
+def summarise_all(calls: list[tuple], jobs: int) -> list[dict]:
+    """ex.summarise(*args, **kw) for each (args, kw) of ``calls``, in up to
+    ``jobs`` processes at once (the analysis of one experiment is one
+    process's work: numpy, the models, matplotlib); results in order."""
+    if jobs <= 1 or len(calls) <= 1:
+        return [_summarise(c) for c in calls]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(min(jobs, len(calls)),
+                             mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(_summarise, calls))
 
 
 EXTRA_GUESTS = 100          # the extra round's guests are numbered from 101
@@ -649,14 +671,19 @@ def _extra_runs(cat: dict, names: list[str], dirs: dict, results: list[dict], cl
             os.replace(main, os.path.join(dirs[n], "guest-main.json"))
     rcs, ends, _ = run_guests(guests, clock, out, timeout, echo, append=False)
     extra_wall = max(ends.values(), default=0.0)
+    again = [n for n in names if n in need_by]
+    for n in again:
+        merge_guest_times(dirs[n])
+    redone = dict(zip(again, summarise_all(
+        [((cat[n], dirs[n], False, clock, wall + extra_wall, len(names)),
+          {"own_wall_s": (own.get(n) or 0.0) + extra_wall, "jobs": len(guests)})
+         for n in again], jobs)))
     out_results = []
     for n, r in zip(names, results):
         if n not in need_by:
             out_results.append(r)
             continue
-        merge_guest_times(dirs[n])
-        r2 = ex.summarise(cat[n], dirs[n], False, clock, wall + extra_wall, len(names),
-                          own_wall_s=(own.get(n) or 0.0) + extra_wall, jobs=len(guests))
+        r2 = redone[n]
         r2["failures"] += [f for f in r.get("failures", []) if "ended with status" in f]
         for g in guests:
             if rcs[g.k] not in (0, None) and any(pl["experiment"] == n for pl in g.plans):
