@@ -137,6 +137,37 @@ wait_io() {
 	fail "no I/O reached $name within $secs s"
 }
 
+# wait_until SECS CMD...: run CMD every 0.1 s until it succeeds; fail after
+# SECS seconds.  For a test that needs a state (a sync under way, a line in
+# the log, an event counted) rather than a fixed sleep, which a loaded
+# machine can overrun and a fast one wastes.
+wait_until() {
+	local secs=$1 i
+	shift
+	for ((i = 0; i < secs * 10; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	"$@" && return 0
+	fail "not within $secs s: $*"
+}
+
+# klog_has REGEX: the kernel log since the last mark has a matching line
+klog_has() { grep -q -- "$1" <<< "$(klog_since)"; }
+
+# io_count NAME: requests the volume has taken (reads and writes);
+# io_past NAME N: it has taken at least N
+io_count() { echo $(($(vstat "$1" req_r) + $(vstat "$1" req_w))); }
+io_past() { [ "$(io_count "$1")" -ge "$2" ]; }
+
+# sync_past NAME ACTION N: a parity or mirror status line's
+# <action> <done>/<all> <mismatches> has ACTION, and <done> past N
+sync_past() {
+	local st
+	st=$(dmsetup status "$1" | awk '{print $(NF-2), $(NF-1)}')
+	[ "${st% *}" = "$2" ] && st=${st#* } && [ "${st%/*}" -gt "$3" ]
+}
+
 # force_remove_open NAME FIO_PID: remove a volume that fio holds open --
 # refused without --force, which swaps in a table that fails I/O; then
 # stop fio, and the volume must go once closed.  1 on any failure.
@@ -282,8 +313,14 @@ module_leaks() {
 	[ -n "$left" ] || return 0
 	echo 2 > /proc/sys/vm/drop_caches
 	echo 2 > /proc/sys/vm/drop_caches
-	sleep 2
-	module_allocs
+	# up to 10 s for the deferred frees (it was a fixed 2 s): a leak stays
+	local i
+	for ((i = 0; i < 20; i++)); do
+		sleep 0.5
+		left=$(module_allocs)
+		[ -n "$left" ] || return 0
+	done
+	echo "$left"
 }
 
 # Kernel log since the last mark: klog_mark; ...; klog_since

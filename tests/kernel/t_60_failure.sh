@@ -32,10 +32,13 @@ member_fails() {
 		[ "$(vstat ssat-v health)" = AADA ] && break
 		sleep 0.1
 	done
-	sleep 0.5		# and a little more I/O against the failed member
+	# and a little more I/O against the failed member: 64 more requests
+	wait_until 30 io_past ssat-v $(($(io_count ssat-v) + 64)) || rc=1
 	kill -INT $fio_pid 2>/dev/null
 	wait $fio_pid
-	sleep 0.5
+	# the table event is raised from a work item: wait for it, bounded
+	events_past() { [ "$(dmsetup info -c --noheadings -o events ssat-v)" -gt "$events0" ]; }
+	wait_until 10 events_past || true
 
 	local h
 	h=$(vstat ssat-v health)

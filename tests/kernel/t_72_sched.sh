@@ -23,7 +23,10 @@ sched_verify() {
 	esac
 	vol_create ssat-v $len "$layout" 8 "${m% }" $opts || return 1
 	other=$([ "$sched" = rsatf ] && echo rlook || echo rsatf)
-	(sleep 3; dmsetup message ssat-v 0 sched "$other") &
+	# the order changes under the verify's load: once 200 requests have
+	# come (not after a fixed 3 s, which a loaded machine can spend
+	# starting fio, nor later than 120 s)
+	(wait_until 120 io_past ssat-v 200 && dmsetup message ssat-v 0 sched "$other") &
 	pid=$!
 	run_fio verify.fio DEV=/dev/mapper/ssat-v SIZE=$((len * 512)) \
 		BSSPLIT="512/10:4k/50:12k/20:64k/20" || { fail "fio verify"; rc=1; }

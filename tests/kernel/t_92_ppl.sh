@@ -100,9 +100,8 @@ parity_ppl_failed() {
 	dd if=/dev/urandom of=/dev/mapper/ssat-v bs=4k count=64 seek=100 oflag=direct status=none ||
 		{ fail "a write failed with the ppl failing"; rc=1; }
 	expect_eq "ppl field" "$(ppl_field ssat-v)" failed || rc=1
-	# the daemon gives the log up within its second
-	sleep 2
-	klog_since | grep -q "ppl .* entry write error .*: writes unprotected; a crash now needs a full resync" ||
+	# the daemon gives the log up within its second (waited for up to 30 s)
+	wait_until 30 klog_has "ppl .* entry write error .*: writes unprotected; a crash now needs a full resync" ||
 		{ fail "no log line for the failed ppl"; klog_since | grep ppl; rc=1; }
 	parity_ok ssat-v || rc=1
 	vol_remove ssat-v
@@ -150,7 +149,8 @@ parity_ppl_degraded() {
 		[ "$(vstat ssat-v health)" = ADAA ] && break
 		sleep 0.1
 	done
-	sleep 0.5
+	# and a little more load on the degraded volume: 64 more requests
+	wait_until 30 io_past ssat-v $(($(io_count ssat-v) + 64)) || rc=1
 	kill -INT $fio_pid 2>/dev/null
 	wait $fio_pid
 	grep -q "err= 0" "$WORK/fio.out" ||

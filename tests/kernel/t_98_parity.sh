@@ -388,9 +388,9 @@ parity_degraded() {
 	dmsetup message ssat-v 0 fail "$f" || { fail "fail $f refused"; return 1; }
 	want=$(printf 'A%.0s' $(seq "$n")); want="${want:0:$f}D${want:$((f + 1))}"
 	expect_eq health "$(vstat ssat-v health)" "$want" || rc=1
-	sleep 0.2
-	ev1=$(dmsetup info -c --noheadings -o events ssat-v)
-	[ "$ev1" -gt "$ev0" ] || { fail "no event for the failure ($ev0 -> $ev1)"; rc=1; }
+	events_past() { [ "$(dmsetup info -c --noheadings -o events ssat-v)" -gt "$ev0" ]; }
+	wait_until 10 events_past ||
+		{ fail "no event for the failure ($ev0 -> $(dmsetup info -c --noheadings -o events ssat-v))"; rc=1; }
 	klog_since | grep -q "member $f (.*) failed: by message" || { fail "no log line for fail $f"; rc=1; }
 	expect_eq "degraded read of the whole volume" "$(sum_dev $v $((size / 512)))" \
 		"$(sha256sum < "$WORK/ref" | cut -d' ' -f1)" || rc=1
@@ -519,7 +519,7 @@ rb_end() {
 parity_rebuild_fails() {
 	local rc=0 v=/dev/mapper/ssat-v size=$RB_SIZE
 	rb_start "0 $((size / 3 / 512)) delay /dev/ram4 0 20" || return 1
-	sleep 1
+	wait_until 60 sync_past ssat-v rebuild 0 || rc=1
 	dmsetup message ssat-v 0 fail 1 || { fail "fail of the member being rebuilt refused"; rc=1; }
 	expect_eq "action" "$(dmsetup status ssat-v | awk '{print $(NF-2)}')" rebuild_stopped || rc=1
 	expect_eq "health" "$(vstat ssat-v health)" ADAA || rc=1
@@ -709,7 +709,7 @@ parity_degraded_suspend() {
 	dmsetup message ssat-v 0 fail 0 || { fail "fail 0 refused"; return 1; }
 	klog_mark
 	(dd if=$v bs=64k iflag=direct status=none | sha256sum | cut -d' ' -f1 > "$WORK/sum") &
-	sleep 1
+	wait_io ssat-v 60 || rc=1
 	timeout 60 dmsetup suspend ssat-v || { fail "suspend with rebuilt reads queued"; rc=1; }
 	expect_eq "suspended" "$(dmsetup info -c --noheadings -o attr ssat-v | cut -c3)" s || rc=1
 	rmmod dm_ssastripe 2>/dev/null && { fail "rmmod succeeded with a volume in use"; rc=1; }
@@ -774,7 +774,7 @@ parity_initial_sync() {
 	done
 	klog_mark
 	vol_create ssat-v 6144 raid5 32 "$(for m in 0 1 2 3; do echo -n "/dev/mapper/ssat-dl$m 0 "; done)" || return 1
-	sleep 1
+	wait_until 60 sync_past ssat-v resync 0 || rc=1
 	st=$(dmsetup status ssat-v | awk '{print $(NF-2)}')
 	expect_eq "action while syncing" "$st" resync || rc=1
 	# a suspend pauses the sync, the resume goes on from there
@@ -783,7 +783,7 @@ parity_initial_sync() {
 	pos=${st#* }; pos=${pos%/*}
 	expect_eq "action while suspended" "${st% *}" unsynced || rc=1
 	dmsetup resume ssat-v || rc=1
-	sleep 0.5
+	wait_until 30 sync_past ssat-v resync "$pos" || rc=1
 	st=$(dmsetup status ssat-v | awk '{print $(NF-2), $(NF-1)}')
 	expect_eq "action after the resume" "${st% *}" resync || rc=1
 	st=${st#* }; st=${st%/*}
@@ -809,7 +809,7 @@ parity_initial_sync() {
 	vol_remove ssat-v
 	# removed while the sync runs: the walk stops, nothing is left behind
 	vol_create ssat-v 6144 raid5 32 "$(for m in 0 1 2 3; do echo -n "/dev/mapper/ssat-dl$m 0 "; done)" || return 1
-	sleep 0.5
+	wait_until 60 sync_past ssat-v resync 0 || rc=1
 	timeout 30 dmsetup remove ssat-v || { fail "remove during the sync"; rc=1; }
 	klog_since | grep -E "BUG|WARNING|Oops" && { fail "kernel warning"; rc=1; }
 	for m in 0 1 2 3; do dmsetup remove ssat-dl$m || rc=1; done
