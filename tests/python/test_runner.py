@@ -10,6 +10,8 @@ import sys
 import pytest
 
 from ssa import experiment as ex
+from ssa import figures
+from ssa import spec as lab_spec
 from ssa import replicate
 from ssa import runner
 
@@ -76,8 +78,9 @@ def lab(tmp_path, monkeypatch):
     for name, text in (("a", SPEC_A), ("b", SPEC_B)):
         (tmp_path / f"{name}.toml").write_text(text)
         specs[name] = ex.load_spec(str(tmp_path / f"{name}.toml"))
-    monkeypatch.setattr(ex, "catalogue", lambda: specs)
-    monkeypatch.setattr(ex, "plot", lambda spec, results, outdir: [])
+    monkeypatch.setattr(ex, "catalogue", lambda: specs)          # the command line's
+    monkeypatch.setattr(lab_spec, "catalogue", lambda: specs)    # ssa.runner's
+    monkeypatch.setattr(figures, "plot", lambda spec, results, outdir: [])
     calls = []
 
     def vm(clock, outdir, plan=None, vmdir=None):

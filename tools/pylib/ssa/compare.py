@@ -225,6 +225,18 @@ def batch_means(x: np.ndarray, batches: int = 20, level: float = 0.95) -> tuple[
     return float(x.mean()), float(t * means.std(ddof=1) / math.sqrt(batches))
 
 
+def batch_rho1(x, batches: int = 20) -> float:
+    """The lag-1 autocorrelation of the series' batch means (nan when
+    there are too few values or no variation)."""
+    x = np.asarray(x, dtype=float)
+    if len(x) < 2 * batches:
+        return math.nan
+    m = np.array([b.mean() for b in np.array_split(x, batches)])
+    d = m - m.mean()
+    den = float(np.dot(d, d))
+    return float(np.dot(d[:-1], d[1:]) / den) if den > 0 else math.nan
+
+
 def busy_time(intervals: list[tuple[int, int]]) -> int:
     """Length of the union of [start, end) intervals (ns)."""
     total, cur_s, cur_e = 0, None, None

@@ -50,7 +50,7 @@ import textwrap
 import numpy as np
 
 from . import replicate
-from .experiment import save_figure
+from .figures import save_figure
 
 DERIVERS: dict = {}
 
@@ -85,8 +85,8 @@ def _finite(x) -> bool:
 
 def _expanded(spec: dict, results: dict) -> dict:
     """The spec's points (volume, disk, workload resolved) by id."""
-    from . import experiment
-    return {p["id"]: p for p in experiment.expand(spec, bool(results.get("quick")))}
+    from .plan import expand
+    return {p["id"]: p for p in expand(spec, bool(results.get("quick")))}
 
 
 def _ok(results: dict) -> list[dict]:

@@ -630,17 +630,18 @@ def spec_findings(spec: dict) -> list[dict]:
 
 
 def _full_points(spec: dict) -> list[dict]:
-    from . import experiment
+    from . import pointmodel
+    from .plan import expand
     out = []
-    for p in experiment.expand(spec, False):
+    for p in expand(spec, False):
         r = {"id": p["id"], "label": p["label"], "params": dict(p["params"]),
              "layout": p["volume"]["layout"]}
         for k in ("rate", "mpl", "p_read", "think_ms", "sizes", "skew"):
             if k in p["workload"] and k not in r["params"]:
                 r[k] = p["workload"][k]
-        try:                                    # as experiment.point_result has it
+        try:                                    # as pointmodel.point_result has it
             sz = str(p["workload"].get("sizes", "fixed:1"))
-            pmf = experiment._sizes_pmf(sz, experiment._sizes_max(sz))
+            pmf = pointmodel._sizes_pmf(sz, pointmodel._sizes_max(sz))
             r["mean_blocks"] = sum((i + 1) * x for i, x in enumerate(pmf))
         except (ValueError, IndexError):
             pass

@@ -18,8 +18,11 @@ import math
 import os
 import re
 
-from . import experiment as ex
 from . import findings as fd
+from . import report
+from . import spec as lab_spec
+from .plan import expand
+from .specdef import SpecError
 
 BEGIN, END = ".. results-begin", ".. results-end"
 # point fields a published result keeps (the rest is the report's)
@@ -27,11 +30,11 @@ _POINT_DROP = {"dropped", "utilization_members"}
 
 
 def results_dir() -> str:
-    return os.path.join(ex.spec_dir(), "results")
+    return os.path.join(lab_spec.spec_dir(), "results")
 
 
 def rst_path() -> str:
-    return os.path.join(os.path.dirname(ex.spec_dir()), "Documentation", "experiments.rst")
+    return os.path.join(os.path.dirname(lab_spec.spec_dir()), "Documentation", "experiments.rst")
 
 
 def compact(results: dict) -> dict:
@@ -46,13 +49,13 @@ def compact(results: dict) -> dict:
                           "sections": [s for s in der.get("sections", [])
                                        if s.get("title") != "Derived figures"]}
     out["failures"] = [f for f in results.get("failures", []) if not f.startswith("plot:")]
-    return ex.nan_to_none(out)
+    return report.nan_to_none(out)
 
 
 def stale(spec: dict, res: dict) -> str | None:
     """Why a result no longer describes the spec's points (a point added,
     removed or with other parameters since it ran), or None."""
-    want = {p["id"]: (p["label"], p["params"]) for p in ex.expand(spec, False)}
+    want = {p["id"]: (p["label"], p["params"]) for p in expand(spec, False)}
     got = {p["id"]: (p.get("label", ""), p.get("params", {})) for p in res.get("points", [])}
     if want == got:
         return None
@@ -83,17 +86,17 @@ def publish(edir: str, cat: dict | None = None, dest: str | None = None) -> str:
         res = json.load(f)
     name = res["experiment"]
     if res.get("quick"):
-        raise ex.SpecError(f"{edir}: a --quick run is not published (its points are a "
+        raise SpecError(f"{edir}: a --quick run is not published (its points are a "
                            "sample of the sweep); run the experiment in full")
-    cat = cat or ex.catalogue()
+    cat = cat or lab_spec.catalogue()
     if name not in cat:
-        raise ex.SpecError(f"{edir}: experiment {name} is not in the catalogue")
+        raise SpecError(f"{edir}: experiment {name} is not in the catalogue")
     why = stale(cat[name], res)
     if why:
-        raise ex.SpecError(f"{edir}: {why}")
+        raise SpecError(f"{edir}: {why}")
     res.setdefault("run_date", run_date(edir))
     out = compact(res)
-    out["findings"] = ex.verdicts(cat[name], out)
+    out["findings"] = report.verdicts(cat[name], out)
     dest = dest or results_dir()
     os.makedirs(dest, exist_ok=True)
     path = os.path.join(dest, f"{name}.json")
@@ -115,7 +118,7 @@ def published(cat: dict, src: str | None = None) -> dict[str, dict]:
         with open(path, encoding="utf-8") as f:
             res = json.load(f)
         res["stale"] = stale(spec, res)
-        res["findings"] = [] if res["stale"] else ex.verdicts(spec, res)
+        res["findings"] = [] if res["stale"] else report.verdicts(spec, res)
         out[name] = res
     return out
 
@@ -280,7 +283,7 @@ def write_rst(cat: dict | None = None, path: str | None = None,
               src: str | None = None, check: bool = False) -> bool:
     """Remake the Results section; with ``check``, only say whether it is
     current.  Returns True when the file is (or now is) current."""
-    cat = cat or ex.catalogue()
+    cat = cat or lab_spec.catalogue()
     path = path or rst_path()
     with open(path, encoding="utf-8") as f:
         doc = f.read()

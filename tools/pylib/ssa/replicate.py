@@ -22,6 +22,8 @@ import re
 
 import numpy as np
 
+from .compare import batch_rho1  # noqa: F401  (the statistic the flag is on; here for callers)
+
 # lag-1 autocorrelation of 20 batch means above which the batch-means
 # interval is not trusted.  With independent batches its estimate has a
 # standard deviation of about 0.22 around -0.05, so 0.45 is passed by
@@ -32,18 +34,6 @@ RUNS = 3                                # runs of a flagged point, the first inc
 SEED_STEP = 100_003                     # workload.seed of run k: seed + (k - 1) * step
 METRICS = ("read", "write", "overall")
 _REP = re.compile(r"^(p\d+)-r(\d+)$")
-
-
-def batch_rho1(x, batches: int = 20) -> float:
-    """The lag-1 autocorrelation of the series' batch means (nan when
-    there are too few values or no variation)."""
-    x = np.asarray(x, dtype=float)
-    if len(x) < 2 * batches:
-        return math.nan
-    m = np.array([b.mean() for b in np.array_split(x, batches)])
-    d = m - m.mean()
-    den = float(np.dot(d, d))
-    return float(np.dot(d[:-1], d[1:]) / den) if den > 0 else math.nan
 
 
 def flagged(res: dict, limit: float | None = None) -> list[str]:
@@ -161,12 +151,12 @@ def wanted(results: dict, outdir: str, runs: int = RUNS) -> dict[str, list[int]]
 
 def extra_plan(spec: dict, quick: bool, clock: str, outdir: str,
                need: dict[str, list[int]], prefix: str = "lab") -> dict | None:
-    """A plan (as ssa.experiment.plan makes) of the extra runs ``need``
+    """A plan (as ssa.plan.plan makes) of the extra runs ``need``
     names, each run in its own directory pNN-rK; None when there are none.
     A run's random streams start from the point's own (its workload.seed,
     else 1 + its index, as the plan gives them) moved on by the run."""
-    from . import experiment as ex
-    base = ex.plan(spec, quick, clock, outdir, prefix)
+    from . import plan as lab_plan
+    base = lab_plan.plan(spec, quick, clock, outdir, prefix)
     pts = []
     for i, p in enumerate(base["points"]):
         for k in need.get(p["id"], []):
@@ -175,7 +165,7 @@ def extra_plan(spec: dict, quick: bool, clock: str, outdir: str,
             q = replicate_point(q, k)
             pdir = os.path.join(base["dir"], q["id"])
             if q["workload"].get("generator", "ssaload") == "ssaload":
-                q["command"] = ex.ssaload_args(q, f"/dev/mapper/{prefix}-vol",
+                q["command"] = lab_plan.ssaload_args(q, f"/dev/mapper/{prefix}-vol",
                                                os.path.join(pdir, "records.csv"),
                                                os.path.join(pdir, "summary.json"))
             pts.append(q)

@@ -28,7 +28,10 @@ import subprocess
 import time
 from dataclasses import dataclass
 
-from . import experiment as ex
+from . import plan as lab_plan
+from . import report as lab_report
+from . import spec as lab_spec
+from .specdef import CLOCKS, SpecError
 
 GIB = 1024 ** 3
 # tools/vm's -m (its default): the memory of each guest
@@ -58,7 +61,7 @@ def resolve(names: list[str], cat: dict) -> list[str]:
         return list(cat)
     unknown = [n for n in names if n not in cat]
     if unknown:
-        raise ex.SpecError(f"unknown experiment(s) {', '.join(unknown)}; "
+        raise SpecError(f"unknown experiment(s) {', '.join(unknown)}; "
                            f"`ssa experiment list` shows the {len(cat)} there are")
     return names
 
@@ -281,7 +284,7 @@ def vm_command(clock: str, outdir: str, plan: str | None = None,
     """tools/vm's command line that runs the executor on ``clock``: over
     ``plan`` (default OUTDIR/plan.json), the guest's own files (its
     kernel log) in ``vmdir`` (default OUTDIR), OUTDIR writable."""
-    top = os.path.dirname(ex.spec_dir())
+    top = os.path.dirname(lab_spec.spec_dir())
     where = {"icount": ["-i"], "tcg": ["--guest"], "native": ["--native"]}[clock]
     inner = f"PYTHONPATH=tools/pylib python3 -m ssa.labrun {outdir}" + (f" {plan}" if plan else "")
     dirs = ["-o", vmdir, "-w", outdir] if vmdir else ["-o", outdir]
@@ -289,7 +292,7 @@ def vm_command(clock: str, outdir: str, plan: str | None = None,
 
 
 def _done_ok(pdir: str) -> bool:
-    return ex._read_json(os.path.join(pdir, "point.json")).get("status") == "ok"
+    return lab_report._read_json(os.path.join(pdir, "point.json")).get("status") == "ok"
 
 
 def _stop_groups(ps: list) -> None:
@@ -481,7 +484,7 @@ def merge_guest_times(edir: str) -> None:
     their ``guest-K.json`` in ``guest.json``."""
     parts = sorted(f for f in os.listdir(edir) if f.startswith("guest-") and f.endswith(".json"))
     if parts:
-        total = sum(ex._read_json(os.path.join(edir, f)).get("guest_s") or 0.0 for f in parts)
+        total = sum(lab_report._read_json(os.path.join(edir, f)).get("guest_s") or 0.0 for f in parts)
         _write_json(os.path.join(edir, "guest.json"), {"guest_s": total, "shards": len(parts)})
 
 
@@ -499,7 +502,7 @@ def _fresh_plans(cat: dict, names: list[str], dirs: dict, quick: bool, clock: st
                 os.remove(os.path.join(dirs[n], old))
             except FileNotFoundError:
                 pass
-        plans.append(dict(mark_units(ex.plan(cat[n], quick, clock, dirs[n])), jobs=jobs))
+        plans.append(dict(mark_units(lab_plan.plan(cat[n], quick, clock, dirs[n])), jobs=jobs))
     return plans
 
 
@@ -518,7 +521,7 @@ def _failure(g: Guest, rc, n: int, clock: str) -> str:
 def _shard_result(pl: dict, k: int, n: int, fails: list[str], out: str) -> dict:
     """What a ``--shard`` task says of an experiment: its points' status
     (the analysis waits for ``ssa experiment report`` over the union)."""
-    pts = [{"id": p["id"], "status": ex._read_json(
+    pts = [{"id": p["id"], "status": lab_report._read_json(
         os.path.join(pl["dir"], p["id"], "point.json")).get("status", "not run")}
         for p in pl["points"]]
     ok = all(p["status"] == "ok" for p in pts)
@@ -536,10 +539,10 @@ def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | No
     a second round of guests, every point whose batch means are
     correlated (ssa.replicate), unless ``replicate_runs`` is false."""
     t0 = time.monotonic()
-    if clock not in ex.CLOCKS:
-        raise ex.SpecError(f"--clock must be one of {', '.join(ex.CLOCKS)}")
+    if clock not in CLOCKS:
+        raise SpecError(f"--clock must be one of {', '.join(CLOCKS)}")
     check_jobs(jobs, clock, shard, available_memory() if clock != "native" else None)
-    cat = ex.catalogue()
+    cat = lab_spec.catalogue()
     names = resolve(names, cat)
     out = os.path.abspath(out)
     os.makedirs(out, exist_ok=True)
@@ -600,9 +603,9 @@ def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | No
         if fails[n]:
             r["failures"] += fails[n]
             with open(os.path.join(dirs[n], "results.json"), "w", encoding="utf-8") as f:
-                json.dump(ex.nan_to_none(r), f, indent=1, sort_keys=True)
+                json.dump(lab_report.nan_to_none(r), f, indent=1, sort_keys=True)
             with open(os.path.join(dirs[n], "report.md"), "w", encoding="utf-8") as f:
-                f.write(ex.report_md(r))
+                f.write(lab_report.report_md(r))
         r["dir"] = dirs[n]
         results.append(r)
     if replicate_runs and not quick:
@@ -614,11 +617,11 @@ def run(names: list[str], quick: bool, clock: str, out: str, timeout: float | No
 
 def _summarise(call: tuple) -> dict:
     args, kw = call
-    return ex.summarise(*args, **kw)
+    return lab_report.summarise(*args, **kw)
 
 
 def summarise_all(calls: list[tuple], jobs: int) -> list[dict]:
-    """ex.summarise(*args, **kw) for each (args, kw) of ``calls``, in up to
+    """ssa.report.summarise(*args, **kw) for each (args, kw) of ``calls``, in up to
     ``jobs`` processes at once (the analysis of one experiment is one
     process's work: numpy, the models, matplotlib); results in order."""
     if jobs <= 1 or len(calls) <= 1:
@@ -692,9 +695,9 @@ def _extra_runs(cat: dict, names: list[str], dirs: dict, results: list[dict], cl
                                       f"missing (see {g.log})")
         if r2["failures"] != r.get("failures"):
             with open(os.path.join(dirs[n], "results.json"), "w", encoding="utf-8") as f:
-                json.dump(ex.nan_to_none(r2), f, indent=1, sort_keys=True)
+                json.dump(lab_report.nan_to_none(r2), f, indent=1, sort_keys=True)
             with open(os.path.join(dirs[n], "report.md"), "w", encoding="utf-8") as f:
-                f.write(ex.report_md(r2))
+                f.write(lab_report.report_md(r2))
         r2["dir"] = dirs[n]
         out_results.append(r2)
     return out_results
