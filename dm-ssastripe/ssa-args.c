@@ -107,3 +107,15 @@ int ssa_read_group(const struct dm_arg *range, struct dm_arg_set *as,
 {
 	return ssa_next_uint(range, as, val, too_large, error, true);
 }
+
+/*
+ * Whether @mask, a set of member indexes (bit m: member m, as the table's
+ * "rebuild" options name them), holds one at @n or above: a member a
+ * table of @n members does not have.  @n may be 64 (SSA_MAX_MEMBERS),
+ * where "mask >> n" would shift by the type's width, which C leaves
+ * undefined (x86 shifts by 0 and finds every mask out of range).
+ */
+bool ssa_mask_beyond(u64 mask, unsigned int n)
+{
+	return n < 64 && (mask >> n);
+}

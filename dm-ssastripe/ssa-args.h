@@ -19,5 +19,6 @@ int ssa_read_uint(const struct dm_arg *range, struct dm_arg_set *as,
 		  unsigned int *val, char *too_large, char **error);
 int ssa_read_group(const struct dm_arg *range, struct dm_arg_set *as,
 		   unsigned int *val, char *too_large, char **error);
+bool ssa_mask_beyond(u64 mask, unsigned int n);
 
 #endif

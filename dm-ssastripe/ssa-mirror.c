@@ -44,6 +44,7 @@
  * personality), ssa-mirror-walk.c (rebuild, check, repair, resync, and
  * their hold on writes), and the private header ssa-mirror.h.
  */
+#include "ssa-args.h"
 #include "ssa-compat.h"
 #include "ssa-mirror.h"
 
@@ -562,7 +563,7 @@ static int ssa_mirror_check_opts(struct ssa_ctx *sc)
 		return -EINVAL;
 	}
 	sc->copies = copies;
-	if (sc->rebuild_mask >> n) {
+	if (ssa_mask_beyond(sc->rebuild_mask, n)) {
 		ti->error = "rebuild names a member the table does not have";
 		return -EINVAL;
 	}

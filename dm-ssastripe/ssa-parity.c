@@ -57,6 +57,7 @@
  * and the private header ssa-parity.h; the write-intent bitmap, shared
  * with the mirror, is ssa-bitmap.c.
  */
+#include "ssa-args.h"
 #include "ssa-parity.h"
 
 /* Message "fail <m>": the volume goes on without member @m. */
@@ -265,7 +266,7 @@ static int ssa_parity_check_opts(struct ssa_ctx *sc)
 		ti->error = "Chunk too large for raid5/pstripe: at most 2048 sectors";
 		return -EINVAL;
 	}
-	if (sc->rebuild_mask >> sc->nr_members) {
+	if (ssa_mask_beyond(sc->rebuild_mask, sc->nr_members)) {
 		ti->error = "rebuild names a member the table does not have";
 		return -EINVAL;
 	}

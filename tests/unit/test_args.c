@@ -68,6 +68,30 @@ static void read_case(const char *what, char **argv, unsigned int argc,
 	    error ? error : "-", as.argc);
 }
 
+/*
+ * ssa_mask_beyond() for every table width 1-64 and every member bit: a
+ * bit is beyond the table exactly when its index is n or more; at 64
+ * members none is, and the full mask is not either.
+ */
+static void beyond_cases(void)
+{
+	unsigned int n, m, bad;
+
+	for (n = 1; n <= 64; n++) {
+		bad = 0;
+		for (m = 0; m < 64; m++)
+			if (ssa_mask_beyond(1ULL << m, n) != (m >= n))
+				bad++;
+		if (ssa_mask_beyond(n < 64 ? (1ULL << n) - 1 : UINT64_MAX, n))
+			bad++;
+		if (!ssa_mask_beyond(UINT64_MAX, n) != (n == 64))
+			bad++;
+		tap(!bad, "mask beyond %u members: %u wrong", n, bad);
+	}
+	tap(!ssa_mask_beyond(0, 64) && !ssa_mask_beyond(0, 1),
+	    "the empty mask is beyond no table");
+}
+
 int main(void)
 {
 	char *four[] = { "4", "a", "b", "c", "d" };
@@ -114,6 +138,8 @@ int main(void)
 	read_case("group of 4 with 4 after", four, 5, true, 0, 4, NULL, 4);
 	read_case("group of 3 with 2 after", many, 3, true, -EINVAL, 0, "out of range", 3);
 	read_case("group 2^32 + 4", wrap32, 2, true, -EINVAL, 0, "too large", 2);
+
+	beyond_cases();
 
 	printf("1..%d\n", test_nr);
 	printf("# %d passed, %d failed\n", test_nr - failures, failures);
