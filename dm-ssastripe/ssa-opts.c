@@ -338,13 +338,21 @@ int ssa_parse_opts(struct ssa_ctx *sc, struct dm_arg_set *as)
 	return 0;
 }
 
-/* Options the layout does not take, then the layout's own checks. */
+/*
+ * Options the layout does not take, options that need another, then the
+ * layout's own checks.
+ */
 int ssa_check_opts(struct ssa_ctx *sc)
 {
 	unsigned long wrong = sc->opts_given & ~sc->ops->opts;
 
 	if (wrong) {
 		sc->ti->error = (char *)ssa_opts[__ffs(wrong)].only;
+		return -EINVAL;
+	}
+	if (test_bit(SSA_OPT_BITMAP_REGION, &sc->opts_given) &&
+	    !test_bit(SSA_OPT_BITMAP, &sc->opts_given)) {
+		sc->ti->error = "bitmap_region needs a bitmap device (option bitmap)";
 		return -EINVAL;
 	}
 	sc->copies = 1;

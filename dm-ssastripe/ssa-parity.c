@@ -274,11 +274,6 @@ static int ssa_parity_check_opts(struct ssa_ctx *sc)
 		ti->error = "raid5/pstripe rebuild one member at a time";
 		return -EINVAL;
 	}
-	if (test_bit(SSA_OPT_BITMAP_REGION, &sc->opts_given) &&
-	    !test_bit(SSA_OPT_BITMAP, &sc->opts_given)) {
-		ti->error = "bitmap_region needs a bitmap device (option bitmap)";
-		return -EINVAL;
-	}
 	if (sc->rebuild_mask)
 		set_bit(SSA_MEMBER_REBUILD,
 			&sc->members[__ffs64(sc->rebuild_mask)].flags);

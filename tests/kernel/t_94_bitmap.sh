@@ -346,3 +346,15 @@ mirror_bitmap() {
 	return $rc
 }
 register mirror_bitmap mirror_bitmap
+
+# The mirror refuses bitmap_region without a bitmap, as the parity
+# layouts do (it once took it and echoed it back in its table).
+mirror_bitmap_bad_tables() {
+	local rc=0 T="0 8192 ssastripe mirror 8 2 /dev/ram0 0 /dev/ram1 0"
+	bad_table mirror-bitmap-region-alone "$T 2 bitmap_region 16" \
+		"bitmap_region needs a bitmap device (option bitmap)" || rc=1
+	bad_table mirror-bitmap-region-rebuild "$T 4 rebuild 1 bitmap_region 16" \
+		"bitmap_region needs a bitmap device (option bitmap)" || rc=1
+	return $rc
+}
+register mirror_bitmap_bad_tables mirror_bitmap_bad_tables
