@@ -92,11 +92,38 @@ static int ssa_sr_check_geometry(struct ssa_ctx *sc)
 
 static int ssa_sr_retry_next(struct ssa_ctx *sc, struct ssa_child *c);
 
+/*
+ * A replica's place on its track is counted from the member's offset
+ * (ssa_sr_sector()): the offset must start a track of the member, or the
+ * replicas would land where the disk's rotation does not bring them.
+ */
+static int ssa_sr_check_offsets(struct ssa_ctx *sc)
+{
+	u32 track = sc->opt[SSA_OPT_TRACK_SECTORS], rem;
+	unsigned int m;
+
+	for (m = 0; m < sc->nr_members; m++) {
+		div_u64_rem(sc->members[m].offset, track, &rem);
+		if (!rem)
+			continue;
+		DMERR("member %u (%s): offset %llu is not whole tracks of %u sectors",
+		      m, sc->members[m].dev->name,
+		      (unsigned long long)sc->members[m].offset, track);
+		sc->ti->error = "srarray member offsets must be a multiple of track_sectors";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int ssa_sr_alloc(struct ssa_ctx *sc)
 {
 	struct ssa_sr *sr;
 	unsigned int m;
+	int r;
 
+	r = ssa_sr_check_offsets(sc);
+	if (r)
+		return r;
 	sr = kzalloc(struct_size(sr, m, sc->nr_members), GFP_KERNEL);
 	if (!sr) {
 		sc->ti->error = "Cannot allocate srarray state";

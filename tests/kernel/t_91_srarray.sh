@@ -393,6 +393,15 @@ srarray_bad_tables() {
 		"Invalid propagate: expected foreground or background" || rc=1
 	bad_table sr-propagate-stripe "0 8192 $T stripe 8 2 $r0 0 $r1 0 2 propagate background" \
 		"Option only valid for the srarray layout" || rc=1
+	# the replicas' rotational placement counts tracks from the member's
+	# start: an offset that is not whole tracks is refused, and whole
+	# tracks (here 128 sectors) are taken
+	bad_table sr-offset-track "0 8192 $T srarray 8 2 $r0 0 $r1 32 4 replicas 2 track_sectors 128" \
+		"srarray member offsets must be a multiple of track_sectors" || rc=1
+	bad_table sr-offset-arc "0 8192 $T srarray 8 2 $r0 64 $r1 0 4 replicas 2 track_sectors 128" \
+		"srarray member offsets must be a multiple of track_sectors" || rc=1
+	dmsetup create ssat-zv --table "0 8192 $T srarray 8 2 $r0 256 $r1 128 4 replicas 2 track_sectors 128" &&
+		dmsetup remove ssat-zv || { fail "member offsets of whole tracks refused"; rc=1; }
 	# 2 x 1 TiB zero members: 2^28 units of 8 sectors to track, over the
 	# 2^27 the map takes; the same table in the foreground is fine.
 	local z="0 2147483648 $T srarray 8 2 /dev/mapper/ssat-z0 0 /dev/mapper/ssat-z1 0"
