@@ -343,8 +343,52 @@ static int ssad_parse_one(struct ssad_ctx *sc, struct dm_arg_set *as,
 	return 0;
 }
 
+/*
+ * The arguments, by the parameter each sets: a second name of one
+ * parameter (rpm for rotation, zones for sectors_per_track) shares its
+ * slot, so that giving both is a repeat too.
+ */
+static const char *const ssad_arg_names[][2] = {
+	{ "mode" }, { "sched" }, { "cylinders" }, { "heads" },
+	{ "sectors_per_track", "zones" }, { "rotation", "rpm" },
+	{ "seek_a" }, { "seek_b" }, { "settle" }, { "overhead" },
+	{ "block_time" }, { "hit_time" }, { "block_size" }, { "read_ahead" },
+	{ "p_seq" }, { "time_scale" }, { "queue_limit" }, { "max_transfer" },
+	{ "phase" }, { "channel" }, { "channel_mbps" }, { "seed" },
+	{ "spread" },
+};
+
+/*
+ * Refuse the argument @name when its parameter is in @given already;
+ * mark it there.  An unknown name is ssad_parse_one()'s to refuse.
+ */
+static int ssad_once(const char *name, unsigned long *given, char **error)
+{
+	unsigned int i, k;
+
+	BUILD_BUG_ON(ARRAY_SIZE(ssad_arg_names) > BITS_PER_LONG);
+	for (i = 0; i < ARRAY_SIZE(ssad_arg_names); i++) {
+		for (k = 0; k < 2 && ssad_arg_names[i][k]; k++) {
+			if (strcasecmp(name, ssad_arg_names[i][k]))
+				continue;
+			if (!__test_and_set_bit(i, given))
+				return 0;
+			if (ssad_arg_names[i][1])
+				DMERR("'%s' given again (%s and %s set one parameter)",
+				      name, ssad_arg_names[i][0],
+				      ssad_arg_names[i][1]);
+			else
+				DMERR("'%s' given twice", name);
+			*error = "Duplicate ssadisk argument: each may be given once";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int ssad_parse_args(struct ssad_ctx *sc, struct dm_arg_set *as, char **error)
 {
+	unsigned long given = 0;
 	static const struct dm_arg group = {
 		0, SSAD_MAX_ARGS, "Invalid number of ssadisk arguments"
 	};
@@ -382,7 +426,8 @@ int ssad_parse_args(struct ssad_ctx *sc, struct dm_arg_set *as, char **error)
 			*error = "preset must be the first ssadisk argument";
 			return -EINVAL;
 		}
-		if (ssad_parse_one(sc, &args, error))
+		if (ssad_once(args.argv[0], &given, error) ||
+		    ssad_parse_one(sc, &args, error))
 			return -EINVAL;
 	}
 	return 0;

@@ -702,7 +702,7 @@ static int ssad_iterate_devices(struct dm_target *ti,
 
 static struct target_type ssad_target = {
 	.name = "ssadisk",
-	.version = { 1, 4, 0 },
+	.version = { 1, 4, 1 },
 	.module = THIS_MODULE,
 	.ctr = ssad_ctr,
 	.dtr = ssad_dtr,

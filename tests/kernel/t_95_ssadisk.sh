@@ -216,6 +216,17 @@ ssadisk_bad_tables() {
 	bad_disk qlimit-wrap "queue_limit 4294967300" "a number too large to fit in 32 bits" || rc=1
 	bad_disk seed-wrap "seed 18446744073709551623" "Invalid seed: too large" || rc=1
 	bad_disk seed-hex "seed 0x10" "Invalid seed: a decimal number" || rc=1
+	# an argument given twice (or two names of one parameter) is refused,
+	# as ssastripe and ssacache refuse a repeated option
+	bad_disk dup-mode "mode mechanical mode stochastic" "Duplicate ssadisk argument" || rc=1
+	bad_disk dup-seek "seek_a 3ms seek_b 1ms seek_a 4ms" "Duplicate ssadisk argument" || rc=1
+	bad_disk dup-spread "spread spread" "Duplicate ssadisk argument" || rc=1
+	bad_disk dup-rpm "rpm 7200 rotation 8ms" "Duplicate ssadisk argument" || rc=1
+	bad_disk dup-zones "mode mechanical cylinders 100 heads 1 sectors_per_track 32 zones 1 100 32" \
+		"Duplicate ssadisk argument" || rc=1
+	# a preset and then its parameters is not a repeat
+	disk_create ssat-d /dev/ram1 64000 preset ct1992 rpm 5400 || { fail "preset and rpm refused"; rc=1; }
+	dmsetup remove ssat-d 2>/dev/null
 	local t want
 	for t in "ssadisk /dev/ram1:argument count" "ssadisk /dev/ram1 x:device offset" \
 		"ssadisk /dev/ram1 18446744073709551624:Device offset too large" \
