@@ -290,6 +290,7 @@ struct ssa_ctx {
 	/* option "bitmap" or "ppl": the layout's metadata device */
 	const char *meta_path;
 	struct dm_dev *meta_dev;
+	struct ssa_claim *meta_claim;	/* its sectors, ours (ssa-claim.c) */
 
 	/* The layout's personality and its private state (ops->alloc). */
 	const struct ssa_layout_ops *ops;
@@ -507,6 +508,10 @@ struct bio *ssa_sched_pop(struct ssa_ctx *sc, struct ssa_member *mb,
 int ssa_flush_members(struct ssa_ctx *sc);
 int ssa_pages_io(struct block_device *bdev, sector_t sector,
 		 struct page **pages, u32 bytes, blk_opf_t opf);
+
+/* ssa-claim.c: live volumes' claims on their bitmap or ppl device */
+int ssa_claim_meta(struct ssa_ctx *sc, const char *what);
+void ssa_release_meta(struct ssa_ctx *sc);
 
 /* ssa-io-trace.c */
 void ssa_trace_cache_free(struct ssa_ctx *sc);

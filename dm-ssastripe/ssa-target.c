@@ -58,6 +58,7 @@ static void ssa_free(struct ssa_ctx *sc)
 			dm_put_device(sc->ti, mb->dev);
 		free_percpu(mb->stats);
 	}
+	ssa_release_meta(sc);
 	if (sc->meta_dev)
 		dm_put_device(sc->ti, sc->meta_dev);
 	free_percpu(sc->stats);
@@ -94,7 +95,8 @@ static int ssa_get_meta(struct ssa_ctx *sc)
 			return -EINVAL;
 		}
 	}
-	return 0;
+	/* and not another live volume's */
+	return ssa_claim_meta(sc, what);
 }
 
 static int ssa_get_member(struct ssa_ctx *sc, unsigned int m,

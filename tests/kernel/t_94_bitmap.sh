@@ -358,3 +358,59 @@ mirror_bitmap_bad_tables() {
 	return $rc
 }
 register mirror_bitmap_bad_tables mirror_bitmap_bad_tables
+
+# One bitmap (or ppl) device, two live volumes: the second is refused,
+# whatever its layout or geometry, so that neither overwrites the other's
+# superblock and bits; the same volume reloaded (dmsetup reload, a table
+# swap) keeps it, a table of two targets on one device is refused, and
+# once the first volume is removed the second loads.
+bitmap_shared() {
+	local rc=0 bm t other
+	wipe 1 /dev/ram0 /dev/ram1 /dev/ram2 /dev/ram3 /dev/ram4 /dev/ram5 /dev/ram6 /dev/ram7
+	loop_members 1 1 || return 1
+	bm=${LOOPS[0]}
+	t="0 $((3 * 8192)) ssastripe raid5 8 4 $(ram_members 4)"
+	# the same geometry on four other members
+	other="0 $((3 * 8192)) ssastripe raid5 8 4 /dev/ram4 0 /dev/ram5 0 /dev/ram6 0 /dev/ram7 0"
+	dmsetup create ssat-v --table "$t 4 bitmap $bm initial_sync off" ||
+		{ fail "cannot create the first volume"; return 1; }
+	export BAD_TABLE_HELD=1
+	bad_table bitmap-shared "$other 4 bitmap $bm initial_sync off" \
+		"Bitmap device is in use by another live volume" || rc=1
+	bad_table bitmap-shared-mirror "0 8192 ssastripe mirror 8 2 /dev/ram4 0 /dev/ram5 0 2 bitmap $bm" \
+		"Bitmap device is in use by another live volume" || rc=1
+	bad_table bitmap-shared-ppl "$other 2 ppl $bm" \
+		"ppl device is in use by another live volume" || rc=1
+	klog_mark
+	dmsetup create ssat-bad --table "$other 4 bitmap $bm initial_sync off" >/dev/null 2>&1 &&
+		dmsetup remove ssat-bad
+	klog_since | grep -q "bitmap [0-9:]*: in use by volume ssat-v" ||
+		{ fail "the refusal does not name the volume that holds it"; klog_since | tail -3; rc=1; }
+	# two targets of one table on one device
+	dmsetup load ssat-v --table "$t 4 bitmap $bm initial_sync off
+$((3 * 8192)) $((3 * 8192)) ssastripe raid5 8 4 /dev/ram4 0 /dev/ram5 0 /dev/ram6 0 /dev/ram7 0 2 bitmap $bm" \
+		>/dev/null 2>&1 && { fail "a table of two targets on one bitmap was loaded"; dmsetup clear ssat-v; rc=1; }
+	unset BAD_TABLE_HELD
+	# the same volume reloaded, with another option: keeps its bitmap
+	klog_mark
+	dmsetup reload ssat-v --table "$t 6 bitmap $bm initial_sync off queue_depth 2" &&
+		dmsetup suspend ssat-v && dmsetup resume ssat-v ||
+		{ fail "the volume's own reload refused"; klog_since | tail -3; rc=1; }
+	[[ $(dmsetup table ssat-v) == *"queue_depth 2"* ]] || { fail "the reload did not take: $(dmsetup table ssat-v)"; rc=1; }
+	klog_since | grep -Eq "stopped cleanly, 0 of [0-9]+ regions to resync" ||
+		{ fail "the reloaded table did not read the bitmap the first left clean"; klog_since | grep bitmap; rc=1; }
+	dd if=/dev/urandom of=/dev/mapper/ssat-v bs=4k count=4 oflag=direct status=none ||
+		{ fail "writes after the reload failed"; rc=1; }
+	# the inactive table loaded and then replaced by another, before a resume
+	dmsetup reload ssat-v --table "$t 4 bitmap $bm initial_sync off" &&
+		dmsetup reload ssat-v --table "$t 6 bitmap $bm initial_sync off queue_depth 1" &&
+		dmsetup suspend ssat-v && dmsetup resume ssat-v ||
+		{ fail "two reloads of the volume's own table refused"; rc=1; }
+	vol_remove ssat-v
+	# released: the other volume loads now (the same geometry: it reads the bitmap)
+	dmsetup create ssat-v2 --table "$other 4 bitmap $bm initial_sync off" ||
+		{ fail "the bitmap is still claimed after its volume was removed"; rc=1; }
+	dmsetup remove ssat-v2 2>/dev/null
+	return $rc
+}
+register bitmap_shared bitmap_shared
