@@ -1,0 +1,208 @@
+"""ssa.identify_array against a model of an array whose geometry the
+analysis is not told: chunk, width and copies drawn at random (seeded),
+then recovered exactly from the order and times in which batches of
+reads complete.
+
+The model: members that serve one request at a time, first come first
+served, each a rotating disk (ssadisk's mechanical model: a command
+overhead, a seek a + b sqrt(cylinders), the wait for the sector to come
+round, every track's sector 0 at the same angle) with its own spindle
+phase and all turning at the same speed (their phases stay locked, the
+hard case); raid 0 places chunk k on member k mod W; a mirror places it
+on set k mod S and sends each read to the copy with the fewest reads
+outstanding, ties in turn (ssastripe's ``queue`` policy).  The host adds
+a path before and after each request, with jitter.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from ssa import identify_array as ia
+from ssa.identify import IdentifyError
+
+
+class Member:
+    def __init__(self, rng, spt, heads, rotation, seek_a, seek_b, overhead):
+        self.spt, self.heads, self.rot = spt, heads, rotation
+        self.a, self.b, self.oh = seek_a, seek_b, overhead
+        self.phase = rng.uniform(0, rotation)
+        self.arm = 0
+        self.busy = 0.0
+
+    def serve(self, sector: int, arrive: float) -> float:
+        """The end of the read of ``sector`` that arrives at ``arrive``."""
+        start = max(arrive, self.busy)
+        cyl = sector // (self.spt * self.heads)
+        d = abs(cyl - self.arm)
+        t = start + self.oh + (self.a + self.b * math.sqrt(d) if d else 0.0)
+        ts = self.rot / self.spt
+        target = (sector % self.spt) * ts
+        ph = (t + self.phase) % self.rot
+        wait = (target - ph) % self.rot
+        end = t + wait + ts
+        self.arm, self.busy = cyl, end
+        return end
+
+
+class ArrayModel:
+    """raid 0 (copies 1) or a mirror (copies K) over width * copies
+    members; width 1 and copies 1 is a single disk."""
+
+    def __init__(self, chunk, width, copies=1, seed=0, spt=135, heads=8, rpm=7200,
+                 seek_a=2e-3, seek_b=192e-6, overhead=500e-6, member_sectors=200_000,
+                 host=40e-6, jitter=40e-6, offset=0):
+        rng = random.Random(seed)
+        self.offset = offset            # the volume starts this far into a chunk
+        self.rng = rng
+        self.chunk, self.width, self.k = chunk, width, copies
+        rot = 60 / rpm
+        self.members = [Member(rng, spt, heads, rot, seek_a, seek_b, overhead)
+                        for _ in range(width * copies)]
+        per = member_sectors // chunk * chunk
+        self.sectors = per * width - offset
+        self.unit = 1
+        self.host, self.jitter = host, jitter
+        self.now = 1.0
+        self.turn = [0] * width
+        self.reads = 0
+
+    def place(self, s: int) -> tuple[int, int]:
+        c, off = divmod(s + self.offset, self.chunk)
+        st, row = c % self.width, c // self.width
+        return st, row * self.chunk + off
+
+    def idle(self, seconds):
+        self.now += seconds
+
+    def batch(self, sectors):
+        t0 = self.now
+        arrive = t0 + self.host + self.rng.uniform(0, self.jitter)
+        load: dict[int, int] = {}
+        ends = []
+        for i, s in enumerate(sectors):
+            if s < 0 or s >= self.sectors:
+                raise IdentifyError(f"sector {s} outside")
+            st, ms = self.place(s)
+            copies = [st * self.k + j for j in range(self.k)]
+            low = min(load.get(c, 0) for c in copies)
+            cand = [c for c in copies if load.get(c, 0) == low]
+            pick = cand[self.turn[st] % len(cand)]
+            self.turn[st] += 1
+            load[pick] = load.get(pick, 0) + 1
+            # one io_submit: the reads reach the array in the order given
+            arrive += self.rng.uniform(1e-6, 5e-6)
+            ends.append((self.members[pick], ms, arrive, i))
+        # each member serves in arrival order
+        done = []
+        for m, ms, arrive, i in sorted(ends, key=lambda e: e[2]):
+            done.append((m.serve(ms, arrive) + self.host + self.rng.uniform(0, self.jitter), i))
+        done.sort()
+        self.now = done[-1][0] + self.rng.uniform(50e-6, 400e-6)
+        self.reads += len(sectors)
+        return [(i, t - t0) for t, i in done]
+
+
+def draw(rng: random.Random) -> dict:
+    """A hidden array: single disk, raid 0 over 2 to 6 members, or a
+    mirror of 2 or 3 copies over 2 or 3 sets; chunk 8 to 256 KiB in 4 KiB
+    steps; disk 5400 to 15000 rpm, 60 to 300 sectors a track."""
+    kind = rng.choice(["stripe", "stripe", "mirror", "single"])
+    chunk = 8 * rng.randint(2, 64)
+    if kind == "stripe":
+        width, copies = rng.randint(2, 6), 1
+    elif kind == "mirror":
+        width, copies = rng.randint(2, 3), rng.choice([2, 2, 3])
+    else:
+        width, copies = 1, 1
+    return {"kind": kind, "chunk": chunk, "width": width, "copies": copies,
+            "rpm": rng.randint(5400, 15000), "spt": rng.randint(60, 300),
+            "heads": rng.randint(2, 8), "seek_a": rng.uniform(0.5e-3, 3e-3),
+            "seek_b": rng.uniform(40e-6, 250e-6), "overhead": rng.uniform(0, 600e-6),
+            "seed": rng.randint(1, 10**9)}
+
+
+@pytest.mark.parametrize("seed", range(1, 11))
+def test_hidden_array_recovered(seed):
+    p = draw(random.Random(seed))
+    dev = ArrayModel(p["chunk"], p["width"], p["copies"], seed=p["seed"], spt=p["spt"],
+                     heads=p["heads"], rpm=p["rpm"], seek_a=p["seek_a"], seek_b=p["seek_b"],
+                     overhead=p["overhead"])
+    out = ia.measure_array(dev, quick=True, budget_s=1e9, echo=lambda *_: None, seed=seed)
+    r = out["result"]
+    assert r["copies"] == p["copies"], (r, p)
+    assert r["mirrored"] == (p["copies"] > 1)
+    assert r["width"] == p["width"], (r, p)
+    if p["width"] > 1:
+        assert r["chunk_sectors"] == p["chunk"], (r, p)
+        assert r["layout"] == ("mirror" if p["copies"] > 1 else "stripe")
+    else:
+        assert r["chunk_sectors"] is None
+        assert r["layout"] == ("mirror" if p["copies"] > 1 else "single")
+    assert r["confidence"] in ("high", "medium")
+
+
+def test_every_kind_is_drawn():
+    kinds = {draw(random.Random(s))["kind"] for s in range(1, 11)}
+    assert kinds == {"stripe", "mirror", "single"}
+
+
+@pytest.mark.parametrize("chunk,width,copies", [(16, 2, 1), (512, 6, 1), (192, 3, 1),
+                                                 (128, 2, 2), (24, 4, 1)])
+def test_edges_of_the_ranges(chunk, width, copies):
+    dev = ArrayModel(chunk, width, copies, seed=chunk + width)
+    r = ia.measure_array(dev, budget_s=1e9, echo=lambda *_: None, seed=3)["result"]
+    assert (r["chunk_sectors"], r["width"], r["copies"]) == (chunk, width, copies)
+
+
+def test_a_volume_that_starts_inside_a_chunk():
+    dev = ArrayModel(64, 3, offset=24, seed=5)
+    out = ia.measure_array(dev, quick=True, budget_s=1e9, echo=lambda *_: None, seed=5)
+    assert (out["result"]["chunk_sectors"], out["result"]["width"]) == (64, 3)
+    assert {"check": "the volume starts at a chunk's start", "ok": False, "first_chunk": 40,
+            "second_chunk": 64} in out["checks"]
+
+
+def test_a_device_too_small():
+    dev = ArrayModel(16, 2, member_sectors=1024)
+    with pytest.raises(IdentifyError, match="at least 8192"):
+        ia.measure_array(dev, echo=lambda *_: None)
+
+
+def test_budget_runs_out_with_a_clear_message():
+    dev = ArrayModel(64, 3)
+    with pytest.raises(IdentifyError, match="time budget"):
+        ia.measure_array(dev, budget_s=0.0, echo=lambda *_: None)
+
+
+def test_copies_from_burst():
+    # one server: twelve completions a turn apart
+    assert ia.copies_from_burst([0.001 + 0.008 * i for i in range(12)])[0] == 1
+    # two copies in phase, and two half a turn apart
+    assert ia.copies_from_burst(sorted([0.001 + 0.008 * i for i in range(6)] * 2))[0] == 2
+    # two copies half a turn apart look like one server of half the turn
+    # (measure_copies tells them apart by the turn itself)
+    assert ia.copies_from_burst(sorted([0.001 + 0.008 * i for i in range(6)] +
+                                       [0.005 + 0.008 * i for i in range(6)]))[0] == 1
+    assert ia.copies_from_burst(sorted([0.001 + 0.008 * i for i in range(6)] +
+                                       [0.006 + 0.008 * i for i in range(6)]))[0] == 2
+    three = sorted(0.001 + 0.0025 * c + 0.008 * i for c in range(3) for i in range(4))
+    assert ia.copies_from_burst(three)[0] == 3
+
+
+def test_anchors_descend_and_stay_in_range():
+    rng = random.Random(1)
+    for lo, hi, n in [(0, 2, 4), (0, 8, 4), (100, 164, 6), (0, 1000, 10)]:
+        a = ia.anchors(lo, hi, n, 1, rng)
+        assert len(a) == n and all(lo <= s < hi for s in a)
+        if hi - lo >= n:
+            assert a == sorted(a, reverse=True) and len(set(a)) == n
+
+
+def test_a_path_that_is_not_a_device(tmp_path):
+    with pytest.raises(IdentifyError, match="cannot open"):
+        ia.measure_array(str(tmp_path / "none"), echo=lambda *_: None)
+    assert ia.main([str(tmp_path / "none")]) == 2
