@@ -515,6 +515,7 @@ def build_parser() -> argparse.ArgumentParser:
     pc.set_defaults(func=_compare)
 
     _experiment_parser(sub, jsonp)
+    _identify_parser(sub, jsonp)
     return p
 
 
@@ -631,6 +632,36 @@ def _experiment_report(args: argparse.Namespace) -> dict:
     return {"experiments": res}
 
 
+def _identify(args: argparse.Namespace) -> dict:
+    from . import identify
+    return identify.run(args.device, quick=args.quick, budget_s=args.budget, out_dir=args.out,
+                        echo=lambda m: print(m, file=sys.stderr))
+
+
+def _print_identify(r: dict) -> None:
+    from . import identify
+    print(r["summary"])
+    n = r["sectors"]
+    print(f"ssadisk table: 0 {n} ssadisk <backing device> 0 {len(r['table_args'])} "
+          + " ".join(r["table_args"]))
+    print(identify.disk_block(r["result"]))
+
+
+def _identify_parser(sub, jsonp) -> None:
+    pi = sub.add_parser(
+        "identify", parents=[jsonp],
+        help="what a disk is, from the times of its reads (Documentation/identify.rst)",
+        epilog="Reads only (O_DIRECT, one request at a time); never writes.  Prints the "
+               "disk's parameters, an ssadisk table line and a lab [disk] block.")
+    pi.add_argument("device", help="a block device (root, or read access to it)")
+    pi.add_argument("--quick", action="store_true", help="fewer zone points and distances")
+    pi.add_argument("--budget", type=float, default=600.0, metavar="S",
+                    help="stop with an error after S seconds (default 600)")
+    pi.add_argument("--out", metavar="DIR", default=None,
+                    help="write results.json and report.md into DIR")
+    pi.set_defaults(func=_identify)
+
+
 def _experiment_parser(sub, jsonp) -> None:
     pe = sub.add_parser("experiment", help="the experiment lab: the seeds' tables and figures "
                         "measured on the kernel (Documentation/experiments.rst)")
@@ -691,7 +722,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(_nan_to_null(result), sort_keys=True, default=_json_default,
                          allow_nan=False))
         return 0
-    printer = {"disk": _print_disk, "compare": _print_compare}.get(args.command)
+    printer = {"disk": _print_disk, "compare": _print_compare,
+               "identify": _print_identify}.get(args.command)
     if args.command == "experiment":
         printer = {"list": _print_experiment_list,
                    "publish": _print_experiment_publish}.get(args.action, _print_experiment_run)

@@ -1,0 +1,209 @@
+"""ssa.identify against a model of ssadisk's mechanical disk whose settings
+the analysis is not told: drawn at random (seeded), then recovered from the
+read times alone, within stated tolerances.
+
+The model follows dm-ssastripe/ssa-disk-model.c (ssad_service,
+ssad_mechanical, ssad_cache_hit): the spindle's phase a function of
+absolute time, every track's sector 0 at the same angle, seek a + b sqrt(d)
+after the command overhead, the read-ahead segment after a read miss.  The
+host adds a fixed path before and after each request (as a guest's block
+layer does) and a user-space gap between requests.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from ssa import identify
+
+# the tolerances of issue 51's acceptance
+ROTATION_TOL = 0.01
+MEAN_SEEK_TOL = 0.05
+RATE_TOL = 0.03
+
+
+class FakeDisk:
+    def __init__(self, cylinders, heads, zones, rotation, seek_a, seek_b, overhead=0.0,
+                 read_ahead=0, hit_time=20e-6, phase0=0.0, host_s=40e-6, host_q=40e-6,
+                 gap=15e-6, jitter=0.0, seed=0, glitch=0.0):
+        self.heads, self.rotation = heads, rotation
+        self.seek_a, self.seek_b, self.overhead = seek_a, seek_b, overhead
+        self.read_ahead, self.hit_time = read_ahead, hit_time
+        self.host_s, self.host_q, self.gap = host_s, host_q, gap
+        self.jitter, self.rng = jitter, random.Random(seed)   # the host path varies
+        self.glitch = glitch            # and now and then a request is 1 ms late
+        self.zones, first, fc = [], 0, 0
+        for c, s in zones:
+            self.zones.append((first, fc, c, s))
+            first += c * heads * s
+            fc += c
+        self.sectors, self.cylinders = first, fc
+        self.now, self.arm, self.phase0 = 1.0, 0, phase0
+        self.seg = None                     # (start, t0)
+        self.reads = 0
+
+    def locate(self, sector):
+        for first, fc, c, s in self.zones:
+            if sector < first + c * self.heads * s:
+                track, index = divmod(sector - first, s)
+                return fc + track // self.heads, s, index
+        raise ValueError(sector)
+
+    def _service(self, sector, count, start):
+        t = start + self.overhead
+        if self.seg and self.read_ahead:
+            s0, t0 = self.seg
+            if s0 <= sector and sector + count <= s0 + self.read_ahead:
+                _, spt, _ = self.locate(s0)
+                ready = t0 + (sector + count - s0) * self.rotation / spt
+                return self.overhead + max(0.0, ready - t) + self.hit_time * count / 8
+        cyl, spt, index = self.locate(sector)
+        d = abs(cyl - self.arm)
+        seek = self.seek_a + self.seek_b * math.sqrt(d) if d else 0.0
+        t += seek
+        phase = (t + self.phase0) % self.rotation
+        target = self.rotation * index / spt
+        rot = target - phase if target >= phase else target + self.rotation - phase
+        total = self.overhead + seek + rot + self.rotation * count / spt
+        self.arm = self.locate(sector + count - 1)[0]
+        self.seg = (sector + count, start + total) if self.read_ahead else None
+        return total
+
+    def read(self, sector, count=1):
+        if sector < 0 or sector + count > self.sectors:
+            raise identify.IdentifyError(f"read past the end: {sector}")
+        self.now += self.gap
+        start = self.now + self.host_s + self.rng.uniform(0, self.jitter)
+        if self.rng.random() < self.glitch:
+            start += 1e-3
+        svc = self._service(sector, count, start)
+        self.now = start + svc + self.host_q
+        self.reads += 1
+        return self.host_s + svc + self.host_q
+
+    def queued(self, a, b, lead=300e-6):
+        """``b`` issued ``lead`` after ``a``, served when a ends (FIFO)."""
+        self.now += self.gap
+        t0 = self.now
+        start_a = t0 + self.host_s + self.rng.uniform(0, self.jitter)
+        end_a = start_a + self._service(a, 1, start_a)
+        arr_b = t0 + lead + self.host_s + self.rng.uniform(0, self.jitter)
+        start_b = max(arr_b, end_a)
+        end_b = start_b + self._service(b, 1, start_b)
+        done_a = end_a + self.host_q + self.rng.uniform(0, self.jitter)
+        done_b = end_b + self.host_q + self.rng.uniform(0, self.jitter)
+        self.now = max(done_a, done_b)
+        self.reads += 2
+        if arr_b > end_a:
+            return math.nan
+        return done_b - done_a
+
+    def flush(self):
+        self.now += self.gap + self.host_s + self.host_q
+        return self.host_s + self.host_q
+
+
+def draw(rng: random.Random) -> dict:
+    """A hidden disk: rotation 5400-15000 rpm, 2-8 heads, 1-3 zones of
+    60-400 sectors a track, seek a 0.5-3 ms and b 40-250 us, overhead
+    0-600 us, 400-1500 cylinders."""
+    nz = rng.randint(1, 3)
+    spts = sorted(rng.sample(range(60, 400), nz), reverse=True)
+    cyl = rng.randint(400, 1500)
+    cuts = sorted(rng.sample(range(50, cyl - 50), nz - 1))
+    sizes = [b - a for a, b in zip([0] + cuts, cuts + [cyl])]
+    return {"cylinders": cyl, "heads": rng.randint(2, 8),
+            "zones": list(zip(sizes, spts)),
+            "rotation": 60 / rng.uniform(5400, 15000),
+            "seek_a": rng.uniform(0.5e-3, 3e-3), "seek_b": rng.uniform(40e-6, 250e-6),
+            "overhead": rng.uniform(0, 600e-6), "phase0": rng.uniform(0, 0.01)}
+
+
+def zone_of(p: dict, heads: int, sector: int) -> int:
+    first = 0
+    for c, s in p["zones"]:
+        first += c * heads * s
+        if sector < first:
+            return s
+    return p["zones"][-1][1]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6, 7, 8])
+def test_hidden_disk_recovered(seed):
+    rng = random.Random(seed)
+    p = draw(rng)
+    # a host whose path to the disk varies by up to 40 us (a guest's timer
+    # fires 0-40 us late), more than a sector time of most draws, and is
+    # 1 ms late for one request in 300
+    disk = FakeDisk(p["cylinders"], p["heads"], p["zones"], p["rotation"], p["seek_a"],
+                    p["seek_b"], p["overhead"], phase0=p["phase0"], jitter=40e-6, seed=seed,
+                    glitch=0.003)
+    out = identify.measure(disk, budget_s=1e9, echo=lambda *_: None)
+    r = out["result"]
+    assert abs(r["rotation_s"] / p["rotation"] - 1) <= ROTATION_TOL, (r["rotation_s"], p)
+    assert r["heads"] == p["heads"], p
+    true_mean = identify.mean_seek(p["seek_a"], p["seek_b"], p["cylinders"])
+    assert abs(r["mean_seek_s"] / true_mean - 1) <= MEAN_SEEK_TOL, (r["mean_seek_s"], true_mean)
+    # the transfer rate at every zone probe
+    for pt in out["zones"]["points"]:
+        true_spt = zone_of(p, p["heads"], pt["sector"])
+        got = pt["spt"] * identify.SECTOR / r["rotation_s"]
+        want = true_spt * identify.SECTOR / p["rotation"]
+        assert abs(got / want - 1) <= RATE_TOL, (pt, true_spt)
+    # the command overhead, within two sector times and the host's jitter
+    assert abs(r["overhead_s"] - p["overhead"]) <= 2 * p["rotation"] / min(
+        s for _, s in p["zones"]) + 40e-6, (r["overhead_s"], p["overhead"])
+    assert not r["read_ahead"]
+
+
+def test_read_ahead_seen():
+    disk = FakeDisk(600, 4, [(600, 200)], 60 / 7200, 1e-3, 100e-6, 300e-6,
+                    read_ahead=256)
+    out = identify.measure(disk, quick=True, budget_s=1e9, echo=lambda *_: None)
+    assert out["result"]["read_ahead"]
+    assert out["result"]["heads"] == 4
+    assert abs(out["result"]["rotation_s"] / (60 / 7200) - 1) <= ROTATION_TOL
+
+
+def test_the_table_line_loads_the_same_disk():
+    r = {"mode": "mechanical", "rotation_s": 0.008333333, "heads": 4, "cylinders": 800,
+         "zones": [(500, 300), (300, 200)], "seek_a_s": 1.5e-3, "seek_b_s": 1.2e-4,
+         "overhead_s": 3e-4, "read_ahead": False, "mean_seek_s": 5e-3,
+         "transfer_mbps": [18.4, 12.3]}
+    assert identify.table_args(r) == [
+        "mode", "mechanical", "cylinders", "800", "heads", "4", "zones", "2", "500", "300",
+        "300", "200", "rotation", "8333333ns", "seek_a", "1500000ns", "seek_b", "120000ns",
+        "overhead", "300000ns"]
+    assert "7200 rpm" in identify.summary_line(r)
+
+
+def test_a_device_too_small_or_without_a_spindle():
+    with pytest.raises(identify.IdentifyError, match="at least 4096"):
+        identify.measure(FakeDisk(2, 2, [(2, 64)], 0.008, 1e-3, 1e-4), echo=lambda *_: None)
+
+    class Flat:
+        sectors, reads = 1 << 20, 0
+
+        def read(self, sector, count=1):
+            return 100e-6
+
+        def flush(self):
+            return 10e-6
+    with pytest.raises(identify.IdentifyError, match="no rotational pattern"):
+        identify.measure(Flat(), echo=lambda *_: None)
+
+
+def test_budget_runs_out_with_a_clear_message():
+    disk = FakeDisk(800, 4, [(800, 300)], 0.006, 1e-3, 1e-4)
+    with pytest.raises(identify.IdentifyError, match="time budget"):
+        identify.measure(disk, budget_s=0.0, echo=lambda *_: None)
+
+
+def test_crossings_take_the_last_of_a_run():
+    assert identify.crossings([False, True, True, False, False, True, False]) == [2, 5]
+    assert identify.analyse_heads([False, True, True, False, False, True, True]) == 4
+    with pytest.raises(identify.IdentifyError, match="fewer than two"):
+        identify.analyse_heads([False, True, False])

@@ -1,0 +1,816 @@
+"""ssa identify: what a disk is, deduced from the times of its reads.
+
+Given a block device and nothing else, read it one sector at a time
+(O_DIRECT, one request outstanding) in chosen patterns and deduce the
+parameters of a mechanical disk from the response times alone, the way
+seed 001 deduced the FC-60's policies from a black box and seed 000
+calibrated its disks from measurements.  Reads only: the device is never
+written.
+
+Every probe is a *pair*: read sector ``a``, then at once sector ``b``; the
+second read's time is what is measured.  After the first read the spindle
+is where ``a`` ended, so the second read's rotational wait is fixed by the
+angle from ``a`` to ``b`` (less the constant time between the two: the
+host's path, the drive's command overhead):
+
+* **Rotation, sectors per track** (``sawtooth``): ``b = a - k`` for k = 1,
+  2, ...  The wait falls by one sector time per step and jumps up by a turn
+  once per track: a sawtooth whose slope is the sector time T_s and whose
+  period is the sectors per track S; R = S T_s.  Backwards, so that a
+  read-ahead segment (which runs forwards) never serves ``b``.
+* **Tracks per cylinder** (``heads``): at the angle of least wait (the
+  sawtooth's minimum), ``b`` one track behind ``a`` costs nothing more
+  unless it lies on another cylinder, where the arm must move and the
+  sector has passed: a turn more.  Stepping ``a`` back a track at a time,
+  that happens once per cylinder: its period is the heads H.
+* **Seek curve** (``seek``): ``b`` m cylinders behind ``a`` (m H S sectors:
+  the same head, the same angle), swept over one track's angles: the
+  least time is the seek plus the same constant as at m = 0 (within one
+  sector time), so seek(m) = min_m - min_0.  Fitted to a + b sqrt(m).
+* **Zones**: the sawtooth at points across the device; where S changes,
+  a zone ends (transfer rate = S x 512 / R).
+* **Read-ahead** (``cache``): ``b = a + 1``: a disk that reads ahead
+  serves it from its segment at once; one that does not waits a turn.
+* **Command overhead**: the least time at m = 0 less one sector's
+  transfer and the host's own path, estimated by a flush (which an
+  emulated disk passes straight to its backing device).
+
+The analysis is pure functions over the measured times (``analyse_*``);
+``measure`` runs the probes on a ``Probe`` (a device, or the model of one
+in the tests) within a time budget.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import math
+import mmap
+import os
+import struct
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+SECTOR = 512
+BLKSSZGET = 0x1268              # logical block size
+BLKGETSIZE64 = 0x80081272       # size in bytes
+
+
+class IdentifyError(ValueError):
+    """The device cannot be measured, or what it gave does not fit a disk."""
+
+
+# -- the probe ---------------------------------------------------------------------------
+
+class Device:
+    """A block device read one request at a time with O_DIRECT.  ``read``
+    returns the request's time in seconds.  Opened read-only: identify
+    never writes."""
+
+    def __init__(self, path: str, max_sectors: int = 2048):
+        try:
+            self.fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+        except OSError as e:
+            raise IdentifyError(f"{path}: cannot open for direct reads: {e.strerror}") from e
+        try:
+            buf = bytearray(8)
+            fcntl.ioctl(self.fd, BLKGETSIZE64, buf)
+            self.bytes = struct.unpack("Q", buf)[0]
+            buf = bytearray(4)
+            fcntl.ioctl(self.fd, BLKSSZGET, buf)
+            self.block = struct.unpack("I", buf)[0]
+        except OSError as e:
+            os.close(self.fd)
+            raise IdentifyError(f"{path}: not a block device ({e.strerror})") from e
+        self.path = path
+        self.sectors = self.bytes // SECTOR
+        self.unit = max(1, self.block // SECTOR)        # sectors per logical block
+        self.buf = mmap.mmap(-1, max_sectors * SECTOR)  # page aligned
+        self.view = memoryview(self.buf)
+        self.reads = 0
+
+    def read(self, sector: int, count: int = 1) -> float:
+        n = count * SECTOR
+        t0 = time.perf_counter_ns()
+        try:
+            got = os.preadv(self.fd, [self.view[:n]], sector * SECTOR)
+        except OSError as e:
+            raise IdentifyError(f"{self.path}: read of sector {sector} failed: "
+                                f"{e.strerror}") from e
+        t = time.perf_counter_ns() - t0
+        if got != n:
+            raise IdentifyError(f"{self.path}: short read at sector {sector}")
+        self.reads += 1
+        return t * 1e-9
+
+    def queued(self, a: int, b: int, lead: float = 300e-6) -> float:
+        """Read ``a`` and, ``lead`` seconds after issuing it (while it is in
+        service), ``b``: the time from a's completion to b's.  The disk
+        starts b the moment a ends, so the host's path is not in it."""
+        import threading
+        ends = {}
+        go = threading.Event()
+
+        def first() -> None:
+            go.set()
+            os.preadv(self.fd, [self.view[:SECTOR * self.unit]], a * SECTOR)
+            ends["a"] = time.perf_counter_ns()
+
+        th = threading.Thread(target=first)
+        th.start()
+        go.wait()
+        time.sleep(lead)        # lets go of the interpreter's lock: a is issued meanwhile
+        issued = time.perf_counter_ns()
+        off = 4096 * ((SECTOR * self.unit + 4095) // 4096)
+        os.preadv(self.fd, [self.view[off:off + SECTOR * self.unit]], b * SECTOR)
+        ends["b"] = time.perf_counter_ns()
+        th.join()
+        self.reads += 2
+        if ends["a"] < issued or ends["b"] <= ends["a"]:
+            return math.nan             # not queued behind a, or served first
+        return (ends["b"] - ends["a"]) * 1e-9
+
+    def flush(self) -> float:
+        t0 = time.perf_counter_ns()
+        try:
+            os.fsync(self.fd)
+        except OSError:
+            return math.nan
+        return (time.perf_counter_ns() - t0) * 1e-9
+
+    def close(self) -> None:
+        self.view.release()
+        self.buf.close()
+        os.close(self.fd)
+
+
+def pair(dev, a: int, b: int) -> float:
+    """Read ``a``, then ``b`` at once: the second read's time.  On a disk
+    that reads ahead, a read far away first, so that ``a`` is read from
+    the platter (a hit would leave the spindle and the arm unknown)."""
+    if getattr(dev, "scrub", False):
+        dev.read((a + dev.sectors // 2) % (dev.sectors - 8))
+    dev.read(a)
+    return dev.read(b)
+
+
+def queued_overhead(dev, a: int, saw: "Sawtooth", budget: "Budget",
+                    step: int = 8) -> tuple[float, int, dict]:
+    """The disk's command overhead from reads queued behind others: ``a``
+    (just passed by a read of the sector after it, so that it waits most
+    of a turn) and, issued while it is served, ``b = a - k``.  The disk
+    starts b the moment a ends, with no host in between: b pays the
+    overhead o, then waits (R - (k + 1) T_s - o) mod R.  Over k that wait
+    falls a sector time a step until, at the first k with (k + 1) T_s >
+    R - o, it jumps up by a turn: o = R - (k + 1/2) T_s there, to half a
+    sector time.  Only the jump's place is read, not the times around
+    it, so the jitter of the two completions' wakeups does not enter.
+    Returns o, the k of the jump and the times seen."""
+    s, ts_sec, rot = saw.spt, saw.sector_time, saw.rotation
+
+    def q(k: int) -> float:
+        dev.read(a + 1)
+        return dev.queued(a, a - k)
+
+    seen: dict = {}
+
+    def jump_in(ks: list[int]) -> int | None:
+        """The first k of ``ks`` whose time is a turn above the one before."""
+        prev = None
+        for k in ks:
+            if k not in seen:
+                seen[k] = q(k)
+            v = seen[k]
+            if v != v:
+                continue
+            if prev is not None and v - prev[1] > 0.5 * rot:
+                return k if k - prev[0] == 1 else -k        # bracketed
+            prev = (k, v)
+        return None
+
+    budget.check("the command overhead")
+    hit = jump_in(list(range(1, s + step + 1, step)))
+    if hit is None:
+        raise IdentifyError("overhead: no read could be queued behind another, or its "
+                            "wait never wrapped (a disk that reorders its queue?)")
+    if hit < 0:
+        k_hi = -hit
+        budget.check("the command overhead")
+        fine = jump_in(list(range(max(1, k_hi - step), k_hi + 1)))
+        k_star = abs(fine) if fine else k_hi
+    else:
+        k_star = hit
+    o = (rot - (k_star + 0.5) * ts_sec) % rot
+    return o, k_star, {str(k): v for k, v in sorted(seen.items())}
+
+
+def read_ahead(dev, x: int, n: int = 8) -> tuple[bool, list[float], list[float]]:
+    """The sector after a read, at once, against the sector before: a disk
+    that reads ahead serves the first from its segment, one that does not
+    waits most of a turn for either."""
+    was, dev.scrub = getattr(dev, "scrub", False), True   # no segment left over
+    try:
+        fwd = [pair(dev, x + 37 * i, x + 37 * i + 1) for i in range(n)]
+        back = [pair(dev, x + 37 * i, x + 37 * i - 2) for i in range(n)]
+    finally:
+        dev.scrub = was
+    return float(np.median(fwd)) < 0.5 * float(np.median(back)), fwd, back
+
+
+# -- analysis (pure) ----------------------------------------------------------------------
+
+@dataclass
+class Sawtooth:
+    """What one backward sweep says: the sector time, the sectors per
+    track, the rotation, and the offset of least wait."""
+    sector_time: float
+    spt: int
+    rotation: float
+    k_min: int              # the offset (1..S) with the least time
+    t_min: float
+    jumps: list = field(default_factory=list)
+
+
+def analyse_sawtooth(ks: list[int], ts: list[float],
+                     rotation: float | None = None) -> Sawtooth:
+    """The sweep t(k) of pairs (a, a - k), k consecutive: it falls by the
+    sector time per step and jumps up by about a turn once per track.
+    Needs two jumps (two tracks' worth of k).  With ``rotation`` known
+    (every zone turns at the same rate), S = rotation / T_s."""
+    t = np.asarray(ts, dtype=float)
+    if len(t) < 8:
+        raise IdentifyError("sawtooth: too few points")
+    d = np.diff(t)
+    span = float(t.max() - t.min())
+    up = np.nonzero(d > 0.5 * span)[0]
+    if len(up) < 2:
+        raise IdentifyError("sawtooth: no rotational pattern (fewer than two turns seen): "
+                            "not a disk with a spindle, or the sweep is too short")
+    small = d[np.abs(d) < 0.25 * span]
+    if len(small) < 4 or np.median(small) >= 0:
+        raise IdentifyError("sawtooth: the times do not fall with the offset")
+    # Every jump is a turn, less one sector time: a wrap of the wait, or a
+    # step onto the cylinder before (whose seek shifts the later wraps, so
+    # the jumps' spacing is not the track's length, but the step is still
+    # a turn).  So t(k) = c - T_s k + R n(k), n(k) the jumps up to k: one
+    # least-squares fit over the whole sweep gives T_s and R, each to a
+    # small part of the host's jitter (a median of single steps would
+    # carry it whole), and S = R / T_s.
+    ts_sec, rot = fit_sawtooth(np.asarray(ks, dtype=float), t, up)
+    if ts_sec <= 0:
+        raise IdentifyError("sawtooth: the times do not fall with the offset")
+    if rotation:
+        rot = rotation
+    if not rot == rot or rot <= 0:
+        raise IdentifyError("sawtooth: no turn in the sweep's fit")
+    spt = int(round(rot / ts_sec))
+    if spt < 4 or abs(spt * ts_sec / rot - 1) > 0.02:
+        raise IdentifyError(f"sawtooth: the turn ({rot * 1e3:.3f} ms) is not a whole "
+                            f"number of sector times ({ts_sec * 1e6:.2f} us)")
+    first = int(up[0])
+    seg = t[first + 1:first + 1 + spt] if first + 1 + spt <= len(t) else t[:spt]
+    base = first + 1 if first + 1 + spt <= len(t) else 0
+    i = int(np.argmin(seg)) + base
+    k_min = (int(ks[i]) - 1) % spt + 1          # the same angle, within one track
+    return Sawtooth(ts_sec, spt, rot, k_min, float(t[i]), [int(ks[j + 1]) for j in up])
+
+
+def fit_sawtooth(k: np.ndarray, t: np.ndarray, up: np.ndarray,
+                 rounds: int = 3) -> tuple[float, float]:
+    """T_s and R from t(k) = c - T_s k + R n(k), where n(k) counts the
+    jumps (indices ``up`` into the steps) before k; points that miss the
+    fit by more than a quarter turn (a request the host's jitter made
+    late past the edge: a whole turn more) are dropped and the fit done
+    again."""
+    n = np.zeros(len(t))
+    for j in up:
+        n[j + 1:] += 1
+    # a request made late past the edge waits one turn more and the next
+    # is back on the line: a step down undoes a step up
+    d = np.diff(t)
+    for j in np.nonzero(d < -0.5 * (t.max() - t.min()))[0]:
+        n[j + 1:] -= 1
+    keep = np.ones(len(t), dtype=bool)
+    ts_sec = rot = float("nan")
+    for _ in range(rounds + 1):
+        jumps = np.ptp(n[keep]) > 0             # without a jump, R is not in the sweep
+        cols = [np.ones(keep.sum()), -k[keep]] + ([n[keep]] if jumps else [])
+        sol, *_ = np.linalg.lstsq(np.c_[tuple(cols)], t[keep], rcond=None)
+        c, ts_sec = sol[0], sol[1]
+        rot = sol[2] if jumps else float("nan")
+        res = t - (c - ts_sec * k + (rot * n if jumps else 0))
+        # far outside the host's jitter: a request the host delayed
+        mad = float(np.median(np.abs(res[keep] - np.median(res[keep]))))
+        new = np.abs(res) < max(6 * 1.4826 * mad, 5e-6)
+        if new.sum() < 8 or (new == keep).all():
+            break
+        keep = new
+    return float(ts_sec), float(rot)
+
+
+def refine_rotation(saws: list[Sawtooth]) -> float:
+    """One rotation from several sweeps (zones differ in S, not in R)."""
+    return float(np.median([s.rotation for s in saws]))
+
+
+def crossings(flags: list[bool]) -> list[int]:
+    """The steps at which a cylinder starts: the last step of each run of
+    flagged steps (a probe's window is longer than a track, so a cylinder
+    start may flag two steps in a row; the later one has ``a`` on the
+    cylinder's first track)."""
+    return [j for j, f in enumerate(flags)
+            if f and (j + 1 == len(flags) or not flags[j + 1])]
+
+
+def analyse_heads(flags: list[bool]) -> int:
+    """``flags[j]``: the probe at track step j went to another cylinder;
+    that happens once per cylinder: the heads are the spacing."""
+    idx = crossings(flags)
+    if len(idx) < 2:
+        raise IdentifyError("heads: fewer than two cylinder ends seen (the scan was too "
+                            "short for this disk's tracks per cylinder)")
+    # the period that most steps agree on: a probe the host delayed past
+    # its sector (a turn more, on the same cylinder) flags a step of its own
+    sp = [int(x) for x in np.diff(idx)]
+    h = max(set(sp), key=sp.count)
+    if sp.count(h) < max(2, 0.6 * len(sp)) and len(sp) > 1:
+        raise IdentifyError(f"heads: cylinder ends at irregular steps {sp}")
+    return h
+
+
+def fit_seek(ms: list[float], seeks: list[float]) -> tuple[float, float, float]:
+    """Least squares seek(m) = a + b sqrt(m) over m >= 1; returns a, b and
+    the largest residual (s)."""
+    m = np.asarray(ms, dtype=float)
+    s = np.asarray(seeks, dtype=float)
+    keep = m >= 1
+    if keep.sum() < 3:
+        raise IdentifyError("seek: fewer than three distances measured")
+    A = np.c_[np.ones(keep.sum()), np.sqrt(m[keep])]
+    (a, b), *_ = np.linalg.lstsq(A, s[keep], rcond=None)
+    res = float(np.max(np.abs(A @ [a, b] - s[keep])))
+    return float(a), float(b), res
+
+
+def mean_seek(a: float, b: float, cylinders: int) -> float:
+    """The mean seek time of uniformly random accesses over C cylinders
+    (distance 0 costs nothing): E[a + b sqrt(D); D > 0], D = |X - Y|."""
+    c = cylinders
+    d = np.arange(1, c)
+    w = 2.0 * (c - d) / (c * c)            # P(D = d) for X, Y uniform on 0..C-1
+    return float(np.sum(w * (a + b * np.sqrt(d))))
+
+
+def zones_from_edges(edges: list[tuple[int, int]], heads: int,
+                     sectors: int) -> list[tuple[int, int]]:
+    """(first sector, S) of each zone, in order, to a zone table of
+    (cylinders, S): a zone's sectors over its cylinder's, rounded."""
+    # a "zone" of less than two cylinders is an edge search's stray (a
+    # sweep across an edge): its sectors go to the zone before it
+    edges = list(edges)
+    while len(edges) > 1:
+        size = [((edges[i + 1][0] if i + 1 < len(edges) else sectors) - x) / (heads * s)
+                for i, (x, s) in enumerate(edges)]
+        small = [i for i in range(1, len(edges)) if size[i] < 2]
+        if not small:
+            break
+        del edges[small[0]]
+    out = []
+    for i, (x, s) in enumerate(edges):
+        end = edges[i + 1][0] if i + 1 < len(edges) else sectors
+        out.append((max(1, round((end - x) / (heads * s))), s))
+    return out
+
+
+def zones_from_points(points: list[tuple[int, int]], heads: int,
+                      sectors: int) -> list[tuple[int, int]]:
+    """(first sector, S) at probe points, in order, to a zone table of
+    (cylinders, S) covering ``sectors``: a zone ends halfway between two
+    points whose S differ."""
+    if not points:
+        return []
+    pts = sorted(points)
+    bounds, spts = [0], [pts[0][1]]
+    for (x0, s0), (x1, s1) in zip(pts, pts[1:]):
+        if s1 != s0:
+            bounds.append((x0 + x1) // 2)
+            spts.append(s1)
+    bounds.append(sectors)
+    out = []
+    for i, s in enumerate(spts):
+        cyl = max(1, round((bounds[i + 1] - bounds[i]) / (heads * s)))
+        out.append((cyl, s))
+    return out
+
+
+# -- measuring ----------------------------------------------------------------------------
+
+@dataclass
+class Budget:
+    seconds: float
+    t0: float = field(default_factory=time.monotonic)
+
+    def left(self) -> float:
+        return self.seconds - (time.monotonic() - self.t0)
+
+    def check(self, what: str) -> None:
+        if self.left() <= 0:
+            raise IdentifyError(f"the time budget ({self.seconds:.0f} s) ran out during "
+                                f"{what}; give a larger --budget or --quick")
+
+
+def sweep(dev, a: int, kmax: int) -> tuple[list[int], list[float]]:
+    ks = list(range(1, kmax + 1))
+    return ks, [pair(dev, a, a - k) for k in ks]
+
+
+def local_spt(dev, y: int, rotation: float, n: int = 48) -> float:
+    """The sectors per track where ``y`` lies, R / T_s, T_s from the slope
+    of a short backward sweep (the rotation is the same everywhere)."""
+    ks, ts = sweep(dev, y, n)
+    t = np.asarray(ts)
+    d = np.diff(t)
+    up = np.nonzero(d > 0.5 * rotation)[0]
+    ts_sec, _ = fit_sawtooth(np.asarray(ks, dtype=float), t, up)
+    return rotation / ts_sec if ts_sec > 0 else 0.0
+
+
+def in_zone(dev, y: int, rotation: float, spt: int) -> bool:
+    """Is S at ``y`` the zone's ``spt`` (within 2 %)?  Two short sweeps,
+    and a third when they disagree (a request the host delays can tilt
+    one)."""
+    votes = [abs(local_spt(dev, y - i * 7, rotation) / spt - 1) < 0.02 for i in range(2)]
+    if votes[0] != votes[1]:
+        votes.append(abs(local_spt(dev, y - 14, rotation) / spt - 1) < 0.02)
+    return sum(votes) * 2 > len(votes)
+
+
+def zone_edges(dev, pts: list[tuple[int, int]], rotation: float, budget: Budget,
+               resolution: int = 16) -> list[tuple[int, int]]:
+    """Where each zone begins: between two probe points whose S differ, the
+    first sector whose S is not the lower point's (a binary search on the
+    slope of short sweeps), and again from there if the S found is a
+    third zone's.  Returns (first sector, S) per zone, the first at 0."""
+    edges = [(0, pts[0][1])] if pts else []
+    resolution = max(resolution, 64)    # the sweeps are 48 sectors long
+    for (x0, s0), (x1, s1) in zip(pts, pts[1:]):
+        lo, cur = x0, s0
+        while cur != s1:
+            hi = x1
+            while hi - lo > resolution:
+                budget.check("the zone edges")
+                mid = (lo + hi) // 2
+                if in_zone(dev, mid, rotation, cur):
+                    lo = mid
+                else:
+                    hi = mid
+            edge = hi - resolution // 2     # the sweep looks back from hi
+            got = local_spt(dev, min(x1, hi + 4 * resolution), rotation)
+            here = int(round(got))
+            if abs(got / s1 - 1) < 0.02 or abs(got / cur - 1) < 0.02 or here <= 0:
+                here = s1
+            edges.append((edge, here))
+            lo, cur = hi + 4 * resolution, here
+            if lo >= x1:
+                break
+    return edges
+
+
+def find_sawtooth(dev, a: int, budget: Budget, kmax0: int = 256,
+                  kmax_limit: int = 8192,
+                  rotation: float | None = None) -> tuple[Sawtooth, list[int], list[float]]:
+    """Sweep back from ``a``, longer until two tracks' jumps are seen;
+    then the least time from short sweeps at four bases a third of a track
+    apart.  A sweep that crosses into the cylinder before (its arm must
+    move) has its least time a seek too high; of four bases over three
+    tracks, one has a whole track of its own cylinder behind it (with two
+    heads or more), and its least time is the true one."""
+    kmax = kmax0
+    while True:
+        budget.check("the rotation sweep")
+        ks, ts = sweep(dev, a, min(kmax, a - 1))
+        try:
+            up = analyse_sawtooth(ks, ts, rotation)
+            if len(ks) >= 2 * up.spt + 2:
+                break
+        except IdentifyError:
+            if kmax >= kmax_limit or kmax >= a - 1:
+                raise
+        kmax *= 2
+        if kmax > kmax_limit:
+            raise IdentifyError("sawtooth: no two turns within "
+                                f"{kmax_limit} sectors")
+    s = up.spt
+    best = (up.t_min, up.k_min)
+    for i in range(1, 4):
+        x = a + i * (s + s // 3)
+        if x >= dev.sectors:
+            break
+        budget.check("the rotation sweep")
+        for k in range(1, s + 1):
+            t = pair(dev, x, x - k)
+            if t < best[0]:
+                best = (t, k)           # the wait depends on the offset alone
+    up.t_min, up.k_min = best
+    return up, ks, ts
+
+
+def _track_scan(dev, a: int, saw: Sawtooth, w: int, budget: Budget, jmax: int,
+                need: int) -> tuple[list[bool], list[float]]:
+    s = saw.spt
+    flags, times = [], []
+    thr = saw.t_min + saw.rotation / 2
+    for j in range(jmax):
+        x = a - j * s
+        if x - w < 0:
+            break
+        if j % 64 == 0:
+            budget.check("the heads scan")
+        t = pair(dev, x, x - w)
+        times.append(t)
+        flags.append(t > thr)
+        if len(crossings(flags[:-1])) >= need and not flags[-1]:
+            break
+        if j >= 15 and all(flags):
+            break               # every window crosses: see heads_scan
+    return flags, times
+
+
+def heads_scan(dev, a: int, saw: Sawtooth, budget: Budget, jmax: int = 4096,
+               need: int = 6) -> tuple[int, list[bool], list[float]]:
+    """Step ``a`` back a track at a time; at each, the pair (a, a - w) at
+    an offset w of least wait (w = k_min modulo S): a turn more when a - w
+    lies on another cylinder, whose arm must move first.
+
+    First with w = k_min + S, a window longer than a track, which holds
+    the start of a's track and, when a lies less than k_min into its
+    track, the start of the track before too: every cylinder start is
+    seen at one or two steps in a row, once per H steps.  With two heads
+    and two steps a cylinder, every step is flagged; then again with w =
+    k_min, shorter than a track, which holds only the start of a's own
+    track (a lies less than k_min into it, or the first scan would have
+    seen single steps): one step a cylinder, or every step with one head."""
+    s = saw.spt
+    # not the very offset of least wait, at the edge where a request the
+    # host makes a little late waits a whole turn: a few sector times
+    # short of it (wait < 250 us, or R/10), still far less than a seek
+    j = max(1, math.ceil(min(250e-6, saw.rotation / 10) / saw.sector_time))
+    k0 = (saw.k_min - j - 1) % s + 1
+    flags, times = _track_scan(dev, a, saw, k0 + s, budget, jmax, need)
+    if flags and not all(flags):
+        return analyse_heads(flags), flags, times
+    flags, times = _track_scan(dev, a, saw, k0, budget, jmax, need)
+    if len(flags) >= 16 and all(flags):
+        return 1, flags, times
+    return analyse_heads(flags), flags, times
+
+
+def cylinder_start(a: int, saw: Sawtooth, flags: list[bool], heads: int) -> int:
+    """A sector at ``a``'s angle on the first track of a cylinder: the
+    last cylinder end in step with the others (a step the host delayed can
+    lengthen a run by one)."""
+    ends = crossings(flags)
+    phases = [j % heads for j in ends]
+    phase = max(set(phases), key=phases.count)
+    return a - max(j for j in ends if j % heads == phase) * saw.spt
+
+
+def seek_min(dev, a: int, b0: int, saw: Sawtooth, budget: Budget, step: int = 8) -> float:
+    """The least time of pairs (a, b0 - k) over one track's angles k,
+    found coarse (every ``step``) then fine around the least."""
+    s = saw.spt
+    coarse = {k: pair(dev, a, b0 - k) for k in range(0, s, step)}
+    kbest = min(coarse, key=coarse.get)
+    budget.check("the seek curve")
+    fine = {k: pair(dev, a, b0 - k) for k in range(kbest - step, kbest + step + 1)
+            if k not in coarse and b0 - k >= 0}
+    fine.update(coarse)
+    return min(fine.values())
+
+
+def distances(cylinders: int, count: int) -> list[int]:
+    """Seek distances for the curve: 1, 2, 3 and then geometric to C - 1."""
+    top = max(2, cylinders - 1)
+    ms = {1, 2, 3} | {int(round(x)) for x in np.geomspace(4, top, max(2, count - 3))}
+    return sorted(m for m in ms if 1 <= m <= top)
+
+
+def measure(dev, quick: bool = False, budget_s: float = 600.0, echo=print) -> dict:
+    """Every probe on ``dev`` (a Device, or anything with ``read``,
+    ``sectors`` and ``flush``); the results as a dict (times in s)."""
+    import gc
+    was = gc.isenabled()
+    gc.disable()            # a collection between the reads of a pair would be in its time
+    try:
+        return _measure(dev, quick, budget_s, echo)
+    finally:
+        if was:
+            gc.enable()
+
+
+def _measure(dev, quick: bool, budget_s: float, echo) -> dict:
+    budget = Budget(budget_s)
+    n = dev.sectors
+    if n < 4096:
+        raise IdentifyError(f"the device has {n} sectors: at least 4096 (2 MiB) are needed "
+                            "to see its tracks and cylinders")
+    out: dict = {"sectors": n, "quick": quick}
+
+    mid = n // 2
+    echo("identify: read-ahead")
+    hit, fwd, back = read_ahead(dev, mid)
+    out["read_ahead"] = {"forward_t": fwd, "backward_t": back, "present": bool(hit)}
+    dev.scrub = hit
+
+    # rotation and the sectors per track in the middle of the device
+    echo("identify: rotation (a backward sweep of single-sector reads)")
+    saw, ks, ts = find_sawtooth(dev, mid, budget)
+    out["sawtooth"] = {"at": mid, "k": ks, "t": ts, "spt": saw.spt,
+                       "sector_time": saw.sector_time, "rotation": saw.rotation,
+                       "k_min": saw.k_min, "t_min": saw.t_min}
+
+    # zones: the sectors per track across the device
+    # points spread over the device and one at each end, where a disk's
+    # outermost and innermost zones lie (zones between two points of the
+    # same S would need S to change back: the edge search finds the rest)
+    npts = 5 if quick else 9
+    pts: list[tuple[int, Sawtooth]] = []
+    lo_x, hi_x = 8 * saw.spt + 64, n - 8
+    xs = sorted({min(hi_x, max(lo_x, int((i + 0.5) * n / npts))) for i in range(npts)}
+                | {lo_x, hi_x})
+    echo(f"identify: zones ({len(xs)} sweeps across the device)")
+    for x in xs:
+        try:
+            z, _, _ = find_sawtooth(dev, x, budget, kmax0=2 * saw.spt + 8,
+                                    rotation=saw.rotation)
+            pts.append((x, z))
+        except IdentifyError as e:
+            echo(f"identify: zone point at sector {x}: {e}")
+    if not pts:
+        raise IdentifyError("zones: no sweep across the device showed the rotation")
+    rot = float(np.median([z.rotation for _, z in pts] + [saw.rotation]))
+    edges = zone_edges(dev, [(x, z.spt) for x, z in pts], rot, budget)
+    out["rotation"] = rot
+
+    # tracks per cylinder, and the seek curve, inside the zone with the
+    # most sectors (a cylinder's sectors are the same there), from near its
+    # end backwards; its sweep's offset of least wait holds all over it
+    bounds = [(e[0], edges[i + 1][0] if i + 1 < len(edges) else n, e[1])
+              for i, e in enumerate(edges)]
+    z_lo, z_hi, s_z = max(bounds, key=lambda b: b[1] - b[0])
+    za = next((z for x, z in pts if z.spt == s_z and z_lo <= x < z_hi),
+              next(z for _, z in pts if z.spt == s_z))
+    # far enough inside: the edge after it is known to 64 sectors
+    xa = z_hi - 2 * s_z - 8 - (512 + (z_hi - z_lo) // 50 if z_hi < n else 0)
+    echo(f"identify: tracks per cylinder (S = {s_z})")
+    heads, fa, htimes = heads_scan(dev, xa, za, budget)
+    out["heads"] = {"at": xa, "heads": heads, "flags": fa, "t": htimes}
+    zones = zones_from_edges(edges, heads, n)
+    cyl_total = sum(c for c, _ in zones)
+    out["zones"] = {"points": [{"sector": x, "spt": z.spt, "rotation": z.rotation}
+                               for x, z in pts], "edges": edges, "table": zones}
+
+    c0 = cylinder_start(xa, za, fa, heads)
+    per_cyl = heads * s_z
+    cmax = max(3, (c0 - max(z_lo, s_z)) // per_cyl - 2)     # the edge is known to 64 sectors
+    ms = distances(cmax, 6 if quick else 12)
+    echo(f"identify: seek curve ({len(ms)} distances, up to {ms[-1]} cylinders, "
+         f"S = {s_z})")
+    # a on the cylinder's second track: one track's angles behind it stay
+    # on the cylinder (with one head per cylinder, the sweep's least time)
+    a = c0 + s_z if heads > 1 else c0
+    base = seek_min(dev, a, a - 1, za, budget) if heads > 1 else za.t_min
+    seeks = []
+    for m in ms:
+        b0 = a - m * per_cyl
+        if b0 - s_z < 0:
+            break
+        seeks.append(seek_min(dev, a, b0, za, budget) - base)
+    ms = ms[:len(seeks)]
+    sa, sb, res = fit_seek(ms, seeks)
+    out["seek"] = {"at": a, "spt": s_z, "m": ms, "seek": seeks, "base_t": base, "a": sa,
+                   "b": sb, "max_residual": res}
+
+    # command overhead: b queued behind a (the disk starts it the moment a
+    # ends: no host in between), its least time less a sector's transfer;
+    # beside it, the least time of a pair less the host path of a flush
+    echo("identify: command overhead (reads queued two deep)")
+    overhead, k_star, qseen = queued_overhead(dev, a, za, budget)
+    fl = [dev.flush() for _ in range(9)]
+    fl = [x for x in fl if x == x]
+    host = min(fl) if fl else 0.0
+    out["overhead"] = {"k_jump": k_star, "queued_t": qseen, "least_t": base, "host_t": host,
+                       "overhead": overhead,
+                       "host_read_path": max(0.0, base - za.sector_time - host - overhead)}
+
+    out["result"] = {
+        "mode": "mechanical", "rotation_s": rot, "heads": heads,
+        "cylinders": cyl_total, "zones": zones, "seek_a_s": sa, "seek_b_s": sb,
+        "overhead_s": overhead, "read_ahead": bool(hit),
+        "mean_seek_s": mean_seek(sa, sb, cyl_total),
+        "transfer_mbps": [s * SECTOR / rot / 1e6 for _, s in zones],
+    }
+    out["reads"] = getattr(dev, "reads", None)
+    out["budget_left_s"] = budget.left()
+    return out
+
+
+# -- output -------------------------------------------------------------------------------
+
+def _ns(x: float) -> str:
+    return f"{int(round(x * 1e9))}ns"
+
+
+def disk_options(r: dict) -> dict:
+    """The result as ssadisk options (a lab spec's [disk] keys)."""
+    d: dict = {"mode": "mechanical", "cylinders": r["cylinders"], "heads": r["heads"]}
+    if len(r["zones"]) == 1:
+        d["sectors_per_track"] = r["zones"][0][1]
+    else:
+        d["zones"] = " ".join([str(len(r["zones"]))] +
+                              [f"{c} {s}" for c, s in r["zones"]])
+    d["rotation"] = _ns(r["rotation_s"])
+    d["seek_a"] = _ns(max(0.0, r["seek_a_s"]))
+    d["seek_b"] = _ns(max(0.0, r["seek_b_s"]))
+    d["overhead"] = _ns(r["overhead_s"])
+    return d
+
+
+def table_args(r: dict) -> list[str]:
+    out = []
+    for k, v in disk_options(r).items():
+        out += [k] + str(v).split()
+    return out
+
+
+def summary_line(r: dict) -> str:
+    rates = ", ".join(f"{x:.1f}" for x in r["transfer_mbps"])
+    return (f"mechanical disk: {60 / r['rotation_s']:.0f} rpm ({r['rotation_s'] * 1e3:.3f} ms), "
+            f"{r['cylinders']} cylinders x {r['heads']} heads, {len(r['zones'])} zone(s) at "
+            f"{rates} MB/s, seek {r['seek_a_s'] * 1e3:.2f} + {r['seek_b_s'] * 1e3:.3f} "
+            f"sqrt(d) ms (mean {r['mean_seek_s'] * 1e3:.2f} ms), overhead "
+            f"{r['overhead_s'] * 1e6:.0f} us, read-ahead {'yes' if r['read_ahead'] else 'no'}")
+
+
+def disk_block(r: dict) -> str:
+    """The [disk] block of a lab spec (Documentation/experiments.rst)."""
+    lines = ["[disk]"]
+    for k, v in disk_options(r).items():
+        lines.append(f"{k} = {v}" if isinstance(v, int) else f'{k} = "{v}"')
+    return "\n".join(lines)
+
+
+def run(path: str, quick: bool = False, budget_s: float = 600.0, out_dir: str | None = None,
+        echo=print) -> dict:
+    """Measure the device at ``path`` and say what it is; with ``out_dir``,
+    write results.json and report.md there."""
+    import json
+    dev = Device(path)
+    try:
+        out = measure(dev, quick=quick, budget_s=budget_s, echo=echo)
+    finally:
+        dev.close()
+    r = out["result"]
+    out.update(device=path, summary=summary_line(r), table_args=table_args(r),
+               disk=disk_options(r))
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+        with open(os.path.join(out_dir, "results.json"), "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=1, sort_keys=True, default=float)
+        with open(os.path.join(out_dir, "report.md"), "w", encoding="utf-8") as f:
+            f.write(report_md(path, out))
+    return out
+
+
+def report_md(path: str, out: dict) -> str:
+    r = out["result"]
+    lines = [f"# ssa identify: {path}", "", summary_line(r), "",
+             "ssadisk table arguments (over a backing device of the same size):", "",
+             "    " + " ".join(table_args(r)), "",
+             "## Evidence", "",
+             "| what | measured | how |", "|---|---|---|",
+             f"| sectors per track (middle) | {out['sawtooth']['spt']} | a turn (the backward "
+             f"sweep's jumps) over the sector time |",
+             f"| sector time | {out['sawtooth']['sector_time'] * 1e6:.2f} us | the sweep's slope "
+             f"(least squares, the jumps taken out) |",
+             f"| rotation | {r['rotation_s'] * 1e3:.4f} ms | S x sector time |",
+             f"| heads | {r['heads']} | period of the cylinder ends in the track scan |",
+             f"| zones | {r['zones']} | S at {len(out['zones']['points'])} points, the edges "
+             f"between them by the slope of short sweeps |",
+             f"| seek a, b | {r['seek_a_s'] * 1e3:.3f} ms, {r['seek_b_s'] * 1e3:.4f} ms | fit over "
+             f"{len(out['seek']['m'])} distances, worst residual "
+             f"{out['seek']['max_residual'] * 1e6:.0f} us |",
+             f"| overhead | {r['overhead_s'] * 1e6:.0f} us | a read queued behind another: its "
+             f"wait wraps at k = {out['overhead']['k_jump']} sectors back, o = R - (k + 1/2) "
+             f"T_s; "
+             f"the host's own path: a flush {out['overhead']['host_t'] * 1e6:.0f} us, a read "
+             f"{(out['overhead']['host_t'] + out['overhead']['host_read_path']) * 1e6:.0f} us |",
+             f"| read-ahead | {'present' if r['read_ahead'] else 'none'} | the next sector at "
+             f"once: {np.median(out['read_ahead']['forward_t']) * 1e3:.3f} ms |",
+             "", "Seek curve (cylinders: measured, fitted, ms):", "",
+             "| m | measured | fit |", "|---|---|---|"]
+    for m, s in zip(out["seek"]["m"], out["seek"]["seek"]):
+        lines.append(f"| {m} | {s * 1e3:.3f} | {(r['seek_a_s'] + r['seek_b_s'] * math.sqrt(m)) * 1e3:.3f} |")
+    lines += ["", f"{out.get('reads')} reads.", ""]
+    return "\n".join(lines)
