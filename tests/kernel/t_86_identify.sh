@@ -44,20 +44,29 @@ with open(sys.argv[1], "w") as f:
         f.write(json.dumps(d) + "\n")
         print(d["sectors"], d["args"])
 PY
-	i=0
-	while read -r n args; do
-		dmsetup create ssat-id --table "0 $n ssadisk /dev/ram0 0 $(wc -w <<< "$args") $args" ||
-			{ fail "draw $i: table refused: $args"; rc=1; break; }
-		out=$WORK/identify-$i.json
-		if ! "$TOP/tools/ssa" identify /dev/mapper/ssat-id --quick --json > "$out" \
-			2> "$WORK/identify-$i.log"; then
-			fail "draw $i: identify failed: $(tail -1 "$WORK/identify-$i.log")"
-			rc=1
-		fi
-		dmsetup remove ssat-id
-		i=$((i + 1))
-	done < "$WORK/draws.txt"
-	[ $rc = 0 ] || return 1
+	# one interpreter for every draw: in an emulated guest numpy's import
+	# (read from the host) costs minutes of the guest's clock each time
+	OPENBLAS_NUM_THREADS=1 PYTHONPATH="$TOP/tools/pylib" "$TOP/.venv/bin/python3" - "$WORK" <<'PY' ||
+import json, subprocess, sys
+from ssa import identify
+work = sys.argv[1]
+for i, line in enumerate(open(f"{work}/draws.txt")):
+    n, args = line.split(" ", 1)
+    args = args.split()
+    subprocess.run(["dmsetup", "create", "ssat-id", "--table",
+                    f"0 {n} ssadisk /dev/ram0 0 {len(args)} {' '.join(args)}"], check=True)
+    try:
+        log = []
+        out = identify.run("/dev/mapper/ssat-id", quick=True, budget_s=900, echo=log.append)
+        print(f"# draw {i}: {log[-1]}")
+        json.dump(out, open(f"{work}/identify-{i}.json", "w"), default=float)
+    except identify.IdentifyError as e:
+        print(f"FAIL: draw {i}: identify failed: {e} (after: {log[-1] if log else '-'})")
+        sys.exit(1)
+    finally:
+        subprocess.run(["dmsetup", "remove", "ssat-id"], check=True)
+PY
+		{ fail "identify"; return 1; }
 	"$TOP/.venv/bin/python3" - "$WORK" <<'PY' || rc=1
 import json, math, sys
 sys.path.insert(0, "tools/pylib")

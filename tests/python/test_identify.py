@@ -207,3 +207,11 @@ def test_crossings_take_the_last_of_a_run():
     assert identify.analyse_heads([False, True, True, False, False, True, True]) == 4
     with pytest.raises(identify.IdentifyError, match="fewer than two"):
         identify.analyse_heads([False, True, False])
+
+
+def test_cli_refuses_what_it_cannot_read(capsys, tmp_path):
+    from ssa import cli
+    for argv in (["identify", str(tmp_path / "none")],
+                 ["identify", "--array", str(tmp_path / "none")]):
+        assert cli.main(argv) == 2
+        assert "none" in capsys.readouterr().err

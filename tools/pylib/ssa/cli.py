@@ -633,13 +633,27 @@ def _experiment_report(args: argparse.Namespace) -> dict:
 
 
 def _identify(args: argparse.Namespace) -> dict:
+    echo = lambda m: print(m, file=sys.stderr)             # noqa: E731
+    if args.array:
+        from . import identify_array
+        out = identify_array.measure_array(args.device, quick=args.quick,
+                                           budget_s=args.budget, echo=echo)
+        out.update(device=args.device, kind="array")
+        if args.out:
+            os.makedirs(args.out, exist_ok=True)
+            with open(os.path.join(args.out, "results.json"), "w", encoding="utf-8") as f:
+                json.dump(out, f, indent=1, sort_keys=True, default=float)
+        return out
     from . import identify
     return identify.run(args.device, quick=args.quick, budget_s=args.budget, out_dir=args.out,
-                        echo=lambda m: print(m, file=sys.stderr))
+                        echo=echo)
 
 
 def _print_identify(r: dict) -> None:
     from . import identify
+    if r.get("kind") == "array":
+        print(r["summary"])
+        return
     print(r["summary"])
     n = r["sectors"]
     print(f"ssadisk table: 0 {n} ssadisk <backing device> 0 {len(r['table_args'])} "
@@ -655,6 +669,10 @@ def _identify_parser(sub, jsonp) -> None:
                "disk's parameters, an ssadisk table line and a lab [disk] block.")
     pi.add_argument("device", help="a block device (root, or read access to it)")
     pi.add_argument("--quick", action="store_true", help="fewer zone points and distances")
+    pi.add_argument("--array", action="store_true",
+                    help="the geometry of an array instead: mirrored or not, the copies, "
+                         "the stripe unit and the width (from the order in which reads "
+                         "complete)")
     pi.add_argument("--budget", type=float, default=600.0, metavar="S",
                     help="stop with an error after S seconds (default 600)")
     pi.add_argument("--out", metavar="DIR", default=None,
