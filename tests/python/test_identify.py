@@ -215,3 +215,9 @@ def test_cli_refuses_what_it_cannot_read(capsys, tmp_path):
                  ["identify", "--array", str(tmp_path / "none")]):
         assert cli.main(argv) == 2
         assert "none" in capsys.readouterr().err
+
+
+def test_sectors_per_track_one_apart_are_one_zone():
+    assert identify.snap_spts([214, 214, 213, 214, 135, 136, 135]) == {
+        135: 135, 136: 135, 213: 214, 214: 214}
+    assert identify.snap_spts([200, 210]) == {200: 200, 210: 210}
