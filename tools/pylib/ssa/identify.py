@@ -83,6 +83,10 @@ class Device:
         except OSError as e:
             os.close(self.fd)
             raise IdentifyError(f"{path}: not a block device ({e.strerror})") from e
+        if self.block != SECTOR:
+            os.close(self.fd)
+            raise IdentifyError(f"{path}: logical blocks of {self.block} bytes; identify reads "
+                                "single 512-byte sectors (a 512e or 512n device)")
         self.path = path
         self.sectors = self.bytes // SECTOR
         self.unit = max(1, self.block // SECTOR)        # sectors per logical block
@@ -114,7 +118,10 @@ class Device:
 
         def first() -> None:
             go.set()
-            os.preadv(self.fd, [self.view[:SECTOR * self.unit]], a * SECTOR)
+            try:
+                os.preadv(self.fd, [self.view[:SECTOR * self.unit]], a * SECTOR)
+            except OSError as e:
+                ends["error"] = e
             ends["a"] = time.perf_counter_ns()
 
         th = threading.Thread(target=first)
@@ -123,9 +130,14 @@ class Device:
         time.sleep(lead)        # lets go of the interpreter's lock: a is issued meanwhile
         issued = time.perf_counter_ns()
         off = 4096 * ((SECTOR * self.unit + 4095) // 4096)
-        os.preadv(self.fd, [self.view[off:off + SECTOR * self.unit]], b * SECTOR)
+        try:
+            os.preadv(self.fd, [self.view[off:off + SECTOR * self.unit]], b * SECTOR)
+        except OSError as e:
+            ends["error"] = e
         ends["b"] = time.perf_counter_ns()
         th.join()
+        if "error" in ends:
+            raise IdentifyError(f"{self.path}: read failed: {ends['error'].strerror}")
         self.reads += 2
         if ends["a"] < issued or ends["b"] <= ends["a"]:
             return math.nan             # not queued behind a, or served first
@@ -242,7 +254,10 @@ def analyse_sawtooth(ks: list[int], ts: list[float],
     if len(t) < 8:
         raise IdentifyError("sawtooth: too few points")
     d = np.diff(t)
-    span = float(t.max() - t.min())
+    # the sawtooth's height: a turn when known, else the times' range
+    # without their extremes (a request the host delayed by much more
+    # than a turn would hide every jump under half the full range)
+    span = rotation or float(np.percentile(t, 98) - np.percentile(t, 2))
     up = np.nonzero(d > 0.5 * span)[0]
     if len(up) < 2:
         raise IdentifyError("sawtooth: no rotational pattern (fewer than two turns seen): "
@@ -258,14 +273,19 @@ def analyse_sawtooth(ks: list[int], ts: list[float],
     # small part of the host's jitter (a median of single steps would
     # carry it whole), and S = R / T_s.
     ts_sec, rot = fit_sawtooth(np.asarray(ks, dtype=float), t, up)
+    if rotation:
+        # the turn known: the sector time by a slope that outliers cannot
+        # tilt (a request the host held up for a long while lands
+        # anywhere in the turn, and may hide or fake a jump)
+        ts_sec = robust_sector_time(np.asarray(ks, dtype=float), t, rotation)
     if ts_sec <= 0:
         raise IdentifyError("sawtooth: the times do not fall with the offset")
-    if rotation:
-        rot = rotation
     if not rot == rot or rot <= 0:
-        raise IdentifyError("sawtooth: no turn in the sweep's fit")
-    spt = int(round(rot / ts_sec))
-    if spt < 4 or abs(spt * ts_sec / rot - 1) > 0.02:
+        if not rotation:
+            raise IdentifyError("sawtooth: no turn in the sweep's fit")
+        rot = rotation
+    spt = int(round((rotation or rot) / ts_sec))
+    if spt < 4 or abs(spt * ts_sec / (rotation or rot) - 1) > 0.02:
         raise IdentifyError(f"sawtooth: the turn ({rot * 1e3:.3f} ms) is not a whole "
                             f"number of sector times ({ts_sec * 1e6:.2f} us)")
     first = int(up[0])
@@ -274,6 +294,24 @@ def analyse_sawtooth(ks: list[int], ts: list[float],
     i = int(np.argmin(seg)) + base
     k_min = (int(ks[i]) - 1) % spt + 1          # the same angle, within one track
     return Sawtooth(ts_sec, spt, rot, k_min, float(t[i]), [int(ks[j + 1]) for j in up])
+
+
+def robust_sector_time(k: np.ndarray, t: np.ndarray, rotation: float) -> float:
+    """T_s from a sweep whose turn is known: the times unwrapped (each
+    moved by whole turns to the line a rough slope draws) and the median
+    of the slopes between points at least eight apart (Theil-Sen)."""
+    d = np.diff(t)
+    small = d[np.abs(d) < 0.25 * rotation]
+    if len(small) < 4:
+        return -1.0
+    rough = -float(np.median(small))
+    pred = t[0] - rough * (k - k[0])
+    tu = t - rotation * np.round((t - pred) / rotation)
+    i, j = np.triu_indices(len(k), 8)
+    if len(i) > 200_000:                         # enough pairs: every few
+        pick = np.linspace(0, len(i) - 1, 200_000).astype(int)
+        i, j = i[pick], j[pick]
+    return -float(np.median((tu[j] - tu[i]) / (k[j] - k[i])))
 
 
 def fit_sawtooth(k: np.ndarray, t: np.ndarray, up: np.ndarray,
@@ -289,7 +327,8 @@ def fit_sawtooth(k: np.ndarray, t: np.ndarray, up: np.ndarray,
     # a request made late past the edge waits one turn more and the next
     # is back on the line: a step down undoes a step up
     d = np.diff(t)
-    for j in np.nonzero(d < -0.5 * (t.max() - t.min()))[0]:
+    height = float(np.percentile(t, 98) - np.percentile(t, 2))
+    for j in np.nonzero(d < -0.5 * height)[0]:
         n[j + 1:] -= 1
     keep = np.ones(len(t), dtype=bool)
     ts_sec = rot = float("nan")
@@ -705,7 +744,8 @@ def _measure(dev, quick: bool, budget_s: float, echo) -> dict:
     echo(f"identify: zones ({len(xs)} sweeps across the device)")
     for x in xs:
         try:
-            z, _, _ = find_sawtooth(dev, x, budget, kmax0=2 * saw.spt + 8, least=False)
+            z, _, _ = find_sawtooth(dev, x, budget, kmax0=2 * saw.spt + 8, least=False,
+                                    rotation=saw.rotation)
             pts.append((x, z))
         except IdentifyError as e:
             echo(f"identify: zone point at sector {x}: {e}")
@@ -775,7 +815,10 @@ def _measure(dev, quick: bool, budget_s: float, echo) -> dict:
     # ends: no host in between), its least time less a sector's transfer;
     # beside it, the least time of a pair less the host path of a flush
     echo("identify: command overhead (reads queued two deep)")
-    overhead, k_star, qseen = queued_overhead(dev, a, za, budget)
+    try:
+        overhead, k_star, qseen = queued_overhead(dev, a, za, budget)
+    except IdentifyError:               # once more: a held-up request can hide the jump
+        overhead, k_star, qseen = queued_overhead(dev, a, za, budget)
     fl = [dev.flush() for _ in range(9)]
     fl = [x for x in fl if x == x]
     host = min(fl) if fl else 0.0
