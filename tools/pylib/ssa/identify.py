@@ -213,6 +213,14 @@ def queued_overhead(dev, a: int, saw: "Sawtooth", budget: "Budget",
         k_star = abs(fine) if fine else k_hi
     else:
         k_star = hit
+    # the jump confirmed by the median of three reads on each side (a
+    # request held up before the jump can look like the jump itself)
+    for _ in range(step):
+        lo = float(np.nanmedian([seen.get(k_star - 1, math.nan)] + [q(k_star - 1) for _ in range(2)]))
+        hi = float(np.nanmedian([seen.get(k_star, math.nan)] + [q(k_star) for _ in range(2)]))
+        if not (hi == hi and lo == lo) or hi - lo > 0.5 * rot or k_star >= s + step:
+            break
+        k_star += 1
     o = (rot - (k_star + 0.5) * ts_sec) % rot
     return o, k_star, {str(k): v for k, v in sorted(seen.items())}
 
