@@ -946,23 +946,35 @@ def report_md(path: str, out: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "python3 -m ssa.identify",
+         measure_array=None) -> int:
     """python3 -m ssa.identify DEVICE: the same as tools/ssa identify,
-    without the rest of the package (numpy only)."""
+    without the rest of the package (numpy only); python3 -m
+    ssa.identify_array DEVICE passes its ``measure_array`` and ``--array``
+    (this module does not import that one)."""
     import argparse
     import json
     import sys
-    p = argparse.ArgumentParser(prog="python3 -m ssa.identify",
-                                description="a disk's parameters, from read times")
+    p = argparse.ArgumentParser(prog=prog, description="a disk's parameters, or an "
+                                "array's geometry (--array), from read times")
     p.add_argument("device")
+    if measure_array:
+        p.add_argument("--array", action="store_true")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--budget", type=float, default=600.0)
     p.add_argument("--out", default=None)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--seed", type=int, help="--array: the random stream of its probes")
     a = p.parse_args(argv)
+    a.array = getattr(a, "array", False)
+    echo = lambda m: print(m, file=sys.stderr, flush=True)     # noqa: E731
     try:
-        out = run(a.device, quick=a.quick, budget_s=a.budget, out_dir=a.out,
-                  echo=lambda m: print(m, file=sys.stderr, flush=True))
+        if a.array:
+            out = measure_array(a.device, quick=a.quick, budget_s=a.budget, seed=a.seed,
+                                echo=echo)
+            out["device"] = a.device
+        else:
+            out = run(a.device, quick=a.quick, budget_s=a.budget, out_dir=a.out, echo=echo)
     except IdentifyError as e:
         print(f"identify: {e}", file=sys.stderr)
         return 2
@@ -971,7 +983,8 @@ def main(argv: list[str] | None = None) -> int:
         print()
     else:
         print(out["summary"])
-        print(" ".join(out["table_args"]))
+        if not a.array:
+            print(" ".join(out["table_args"]))
     return 0
 
 

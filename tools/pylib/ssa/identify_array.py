@@ -51,7 +51,6 @@ model of one in the tests: anything with ``sectors``, ``unit`` and
 from __future__ import annotations
 
 import ctypes
-import json
 import os
 import platform
 import random
@@ -449,28 +448,10 @@ def summary_line(r: dict) -> str:
 
 
 def main(argv=None) -> int:
-    import argparse
-    p = argparse.ArgumentParser(prog="python3 -m ssa.identify_array",
-                                description="the geometry of a disk array, from read times")
-    p.add_argument("device")
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--budget", type=float, default=600.0)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--seed", type=int)
-    a = p.parse_args(argv)
-    try:
-        out = measure_array(a.device, quick=a.quick, budget_s=a.budget, seed=a.seed,
-                            echo=lambda s: print(s, file=sys.stderr, flush=True))
-    except IdentifyError as e:
-        print(f"identify: {e}", file=sys.stderr)
-        return 2
-    out["device"] = a.device
-    if a.json:
-        json.dump(out, sys.stdout, indent=1, sort_keys=True, default=float)
-        print()
-    else:
-        print(out["summary"])
-    return 0
+    """python3 -m ssa.identify_array DEVICE: ssa.identify's --array."""
+    from .identify import main as identify_main
+    return identify_main(["--array"] + list(sys.argv[1:] if argv is None else argv),
+                         prog="python3 -m ssa.identify_array", measure_array=measure_array)
 
 
 if __name__ == "__main__":
