@@ -632,8 +632,21 @@ def _experiment_report(args: argparse.Namespace) -> dict:
     return {"experiments": res}
 
 
+def _identify_policies(args: argparse.Namespace, echo) -> dict:
+    from . import identify_policy as ip
+    if not args.disk:
+        raise ValueError("--policies needs --disk FILE: the results.json of "
+                         "`tools/ssa identify MEMBER --out DIR` for one member disk")
+    return ip.run(args.device, args.disk, args.geometry,
+                  ip.int_list(args.units, "--units") if args.units else None,
+                  ip.int_list(args.mpl, "--mpl"), args.requests, args.out,
+                  budget_s=args.budget, echo=echo)
+
+
 def _identify(args: argparse.Namespace) -> dict:
     echo = lambda m: print(m, file=sys.stderr)             # noqa: E731
+    if args.policies:
+        return _identify_policies(args, echo)
     if args.array:
         from . import identify_array
         out = identify_array.measure_array(args.device, quick=args.quick,
@@ -651,7 +664,7 @@ def _identify(args: argparse.Namespace) -> dict:
 
 def _print_identify(r: dict) -> None:
     from . import identify
-    if r.get("kind") == "array":
+    if r.get("kind") in ("array", "policies"):
         print(r["summary"])
         return
     print(r["summary"])
@@ -673,6 +686,21 @@ def _identify_parser(sub, jsonp) -> None:
                     help="the geometry of an array instead: mirrored or not, the copies, "
                          "the stripe unit and the width (from the order in which reads "
                          "complete)")
+    pi.add_argument("--policies", action="store_true",
+                    help="an array's coalescing and mirror balancing by seed 001's "
+                         "method: closed-loop reads beside each version of the array "
+                         "model (needs --disk; reads only)")
+    pi.add_argument("--disk", metavar="FILE",
+                    help="--policies: results.json of `identify MEMBER --out DIR`")
+    pi.add_argument("--geometry", metavar="FILE",
+                    help="--policies: results.json of `identify --array DEVICE --out DIR` "
+                         "(default: measured first)")
+    pi.add_argument("--units", metavar="LIST",
+                    help="--policies: request sizes in chunks (default 2, 4, 8 a set)")
+    pi.add_argument("--mpl", default="1,2,4,8", metavar="LIST",
+                    help="--policies: closed-loop clients (default 1,2,4,8)")
+    pi.add_argument("--requests", type=int, default=200, metavar="N",
+                    help="--policies: measured reads a point (default 200)")
     pi.add_argument("--budget", type=float, default=600.0, metavar="S",
                     help="stop with an error after S seconds (default 600)")
     pi.add_argument("--out", metavar="DIR", default=None,

@@ -356,9 +356,12 @@ class Lookups:
     holds every point the full spec has (params and label), so that a
     point a quick run left out reads "not measured", not "missing"."""
 
-    def __init__(self, results: dict, full: list[dict], kind: str | None, dry: bool):
+    def __init__(self, results: dict, full: list[dict], kind: str | None, dry: bool,
+                 spec: dict | None = None):
         self.points = results.get("points", [])
         self.full = full
+        self.spec = spec or {}
+        self._plan: dict | None = None
         self.tables = (results.get("derived") or {}).get("data", {})
         self.kind = kind
         self.dry = dry
@@ -502,10 +505,63 @@ class Lookups:
         self.evidence.append(f"{table}.{fld}[{_describe(sel)}] = {_fmt(fld, v)}")
         return v
 
+    # seed 001's method: model versions fitted to the measurements
+    def _fits(self, metric: str, sel: dict, what: str, names: list | None = None) -> list:
+        from . import identify_policy
+        if metric not in ("read", "write", "rate"):
+            raise FindingError(f"{what}: a fit is of read, write or rate, not {metric!r}")
+        var = self.spec.get("variants") or {}
+        if not var:
+            raise FindingError(f"{what}: the spec has no [variants] to fit")
+        for n in names or []:
+            if n not in var:
+                raise FindingError(f"{what}: {n!r} is not one of the spec's [variants] "
+                                   f"({', '.join(var)})")
+        use = {n: var[n] for n in (names or var)}
+        pts = self._select(sel, False, what)
+        if self.dry:
+            return [identify_policy.Fit(n, 0.1, 0.1, 1) for n in use]
+        if self._plan is None:
+            from .plan import expand
+            self._plan = {p["id"]: p for p in expand(self.spec, False)}
+        key = metric if metric == "rate" else f"{metric}_s"
+        pairs = [(self._plan[r["id"]], float(r[key])) for r in pts
+                 if r.get(key) is not None and r[key] == r[key] and r["id"] in self._plan]
+        if not pairs:
+            raise NotMeasured(f"{what}: no measured point")
+        fits = identify_policy.fit(pairs, metric, use, base=self.spec.get("model"))
+        for f in fits:
+            self.evidence.append(f"fit {metric}[{_describe(sel)}] {f.variant}: mean error "
+                                 f"{100 * f.mean_error:.1f} %, largest "
+                                 f"{100 * f.max_error:.1f} % over {f.points} points")
+        return fits
+
+    def fit_error(self, metric: str, variant: str, **sel) -> float:
+        """The mean |measured / model - 1| of one [variants] version over
+        the points that match."""
+        what = f"fit_error({metric!r}, {variant!r}, {_describe(sel)})"
+        return self._fits(metric, sel, what, [variant])[0].mean_error
+
+    def deduced(self, metric: str, **sel) -> str:
+        """The [variants] version that explains the matching points best
+        (seed 001's elimination; the points' own settings are not read)."""
+        from . import identify_policy
+        what = f"deduced({metric!r}, {_describe(sel)})"
+        return identify_policy.decide(self._fits(metric, sel, what))[0]
+
+    def deduced_clearly(self, metric: str, **sel) -> bool:
+        """Whether the best version's mean error is at most 0.8 of the
+        runner-up's."""
+        from . import identify_policy
+        what = f"deduced_clearly({metric!r}, {_describe(sel)})"
+        return identify_policy.decide(self._fits(metric, sel, what))[1]
+
     def functions(self) -> dict:
         return {"mean": self.mean, "read": self.read, "write": self.write,
                 "overall": self.overall, "model": self.model, "error": self.error,
-                "series": self.series, "derived": self.derived, **PURE}
+                "series": self.series, "derived": self.derived,
+                "fit_error": self.fit_error, "deduced": self.deduced,
+                "deduced_clearly": self.deduced_clearly, **PURE}
 
 
 def near(x: float, target: float, rel: float) -> bool:
@@ -676,7 +732,7 @@ def validate(spec: dict, path: str) -> None:
         if full is None:
             full = _full_points(spec)
         try:
-            _evaluate(f, {"points": []}, full, _kind(spec), dry=True)
+            _evaluate(f, {"points": []}, full, _kind(spec), dry=True, spec=spec)
         except FindingError as e:
             raise FindingError(f"{where}: {e}") from None
         except NotMeasured as e:                # cannot happen in a dry run
@@ -684,8 +740,8 @@ def validate(spec: dict, path: str) -> None:
 
 
 def _evaluate(f: dict, results: dict, full: list[dict], kind: str | None,
-              dry: bool = False) -> tuple[Any, dict, list]:
-    look = Lookups(results, full, kind, dry)
+              dry: bool = False, spec: dict | None = None) -> tuple[Any, dict, list]:
+    look = Lookups(results, full, kind, dry, spec)
     funcs = look.functions()
     env: dict = {}
     lets = {}
@@ -716,7 +772,7 @@ def evaluate(spec: dict, results: dict) -> list[Verdict]:
                     verdict="not measured", cause=f.get("cause", "").strip(),
                     note=f.get("note", "").strip(), configured=f.get("configured", "").strip())
         try:
-            value, lets, ev = _evaluate(f, results, full, _kind(spec))
+            value, lets, ev = _evaluate(f, results, full, _kind(spec), spec=spec)
         except NotMeasured as e:
             v.reason = str(e)
         except (FindingError, TypeError, ValueError, KeyError, IndexError) as e:

@@ -98,6 +98,23 @@ def _sweep_key_ok(key: str) -> bool:
     return False
 
 
+def _check_variants(spec: dict, path: str) -> None:
+    """[variants]: model versions the findings fit to the measurements
+    (ssa.identify_policy), each a table of [model] keys."""
+    var = spec.get("variants", {})
+    if not isinstance(var, dict):
+        raise SpecError(f"{path}: [variants] must be a table of name = {{model keys}}")
+    for name, over in var.items():
+        if not isinstance(over, dict) or not over:
+            raise SpecError(f"{path}: [variants] {name!r} must be a non-empty table of "
+                            "[model] keys")
+        bad = sorted(set(over) - _MODEL_KEYS - {"kind"})
+        if bad or "kind" in over:
+            raise SpecError(f"{path}: [variants] {name!r}: {', '.join(bad) or 'kind'} "
+                            "cannot be set by a variant (a variant sets [model] keys "
+                            "other than kind)")
+
+
 def validate(spec: dict, path: str = "<spec>") -> None:
     """Raise SpecError with the file and key when the spec cannot run."""
     _unknown("top level", spec, _TOP_KEYS | {"name"}, path)
@@ -114,6 +131,7 @@ def validate(spec: dict, path: str = "<spec>") -> None:
         _unknown("cache", spec["cache"], _CACHE_KEYS, path)
     _unknown("plot", spec["plot"], _PLOT_KEYS, path)
     _unknown("check", spec.get("check", {}), _CHECK_KEYS, path)
+    _check_variants(spec, path)
     if "derive" in spec:
         from . import derive
         _unknown("derive", spec["derive"], _DERIVE_KEYS, path)

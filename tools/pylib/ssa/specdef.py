@@ -29,7 +29,8 @@ PRESET_DISKS = {
 }
 
 _TOP_KEYS = {"title", "seed", "figure", "about", "volume", "disk", "cache", "workload",
-             "sweep", "series", "quick", "model", "plot", "check", "derive", "finding"}
+             "sweep", "series", "quick", "model", "plot", "check", "derive", "finding",
+             "variants"}
 # The mechanical presets' geometry (Documentation/ssadisk.rst, Presets), as
 # the array model's ``positioning = "emulated"`` takes it: seconds.
 MECHANICAL_PRESETS = {
