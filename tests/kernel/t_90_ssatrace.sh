@@ -86,29 +86,36 @@ PY
 	return $rc
 }
 
-# --format bin: the raw records, decoded afterwards, are the CSV lines a
-# second ssatrace recorded beside it, record for record; a file cut short
-# or not of this format is refused with its message.
+# --format bin: the ring buffer's contents written as they are, decoded
+# afterwards, are the CSV lines a second ssatrace recorded beside it,
+# record for record (sorted, so a record lost or written twice shows), and
+# as many as the requests the status counters saw.  The binary recorder's
+# ring buffer is the smallest there is (16 KiB, some 120 one-child records)
+# and the run writes tens of times that, so the reader's stretches wrap
+# around its end again and again.  A file cut short or not of this format
+# is refused with its message.
 ssatrace_record_bin() {
-	local rc=0 members pid_csv n i
+	local rc=0 members pid_csv n i r0 requests bytes
 	ssat_ready || return $KSFT_SKIP
 	members=$(cfg_nullb_members 4 2000000) || return 1
 	vol_create ssat-s $((4 * 65536)) stripe 16 "$members" 2 queue_depth 1 || return 1
 	mkdir -p "$WORK"
+	r0=$(( $(vstat ssat-s req_r) + $(vstat ssat-s req_w) ))
 	"$SSATRACE" record -o "$WORK/rec.csv" 2> "$WORK/csv.err" &
 	pid_csv=$!
 	for i in $(seq 240); do
 		grep -q "tracing dm-ssastripe" "$WORK/csv.err" && break
 		sleep 0.25
 	done
-	ssatrace_start record --format bin -o "$WORK/rec.bin" ||
+	ssatrace_start record --format bin -b 16 -o "$WORK/rec.bin" ||
 		{ fail "ssatrace --format bin did not start"; stop_tracer "$pid_csv" ssatrace; return 1; }
 	(cd "$WORK" && fio --name=s --filename=/dev/mapper/ssat-s --direct=1 --ioengine=libaio \
-		--rw=randrw --bssplit=4k/60:32k/20:64k/20 --iodepth=4 --number_ios=600 \
+		--rw=randrw --bssplit=4k/60:32k/20:64k/20 --iodepth=4 --number_ios=1500 \
 		--output="$WORK/fio.out") || { fail "fio failed"; rc=1; }
 	sleep 1
 	ssatrace_stop
 	stop_tracer "$pid_csv" ssatrace
+	requests=$(( $(vstat ssat-s req_r) + $(vstat ssat-s req_w) - r0 ))
 	cat "$WORK/ssatrace.err" "$WORK/csv.err"
 	grep -q " 0 lost" "$WORK/ssatrace.err" && grep -q " 0 lost" "$WORK/csv.err" ||
 		{ fail "records were lost"; rc=1; }
@@ -116,12 +123,18 @@ ssatrace_record_bin() {
 		{ cat "$WORK/dec.err"; fail "decode failed"; rc=1; }
 	cat "$WORK/dec.err"
 	n=$(($(wc -l < "$WORK/rec.csv") - 1))
-	[ "$n" -ge 600 ] || { fail "only $n records in the CSV"; rc=1; }
-	grep -q "^ssatrace: $n records decoded$" "$WORK/dec.err" ||
-		{ fail "decode did not count $n records"; rc=1; }
+	expect_eq "CSV records = requests in status" "$n" "$requests" || rc=1
+	grep -q "^ssatrace: $requests records, 0 lost" "$WORK/ssatrace.err" ||
+		{ fail "the binary recorder did not count $requests records"; rc=1; }
+	grep -q "^ssatrace: $requests records decoded$" "$WORK/dec.err" ||
+		{ fail "decode did not count $requests records"; rc=1; }
 	expect_eq "decoded records = CSV records" "$(sort "$WORK/dec.csv" | sha256sum)" \
 		"$(sort "$WORK/rec.csv" | sha256sum)" || rc=1
-	head -c $(($(stat -c %s "$WORK/rec.bin") - 10)) "$WORK/rec.bin" > "$WORK/cut.bin"
+	bytes=$(stat -c %s "$WORK/rec.bin")
+	info "$bytes bytes of records through a 16 KiB ring buffer"
+	[ "$bytes" -gt $((10 * 16384)) ] ||
+		{ fail "the ring buffer did not wrap around ten times ($bytes bytes)"; rc=1; }
+	head -c $((bytes - 10)) "$WORK/rec.bin" > "$WORK/cut.bin"
 	"$SSATRACE" decode "$WORK/cut.bin" -o /dev/null 2> "$WORK/cut.err" &&
 		{ fail "a file cut short decoded without an error"; rc=1; }
 	grep -q "cut short after $((n - 1)) records" "$WORK/cut.err" ||

@@ -76,18 +76,44 @@ stripe_of_disks() {
 
 # ssatrace --disk follows each child into its ssadisk member: every child
 # gets the time the disk began serving it, inside dispatch..completion.
+# A second ssatrace records the reads alone in --format bin: with --disk
+# the op filter comes after the record is in the ring buffer, so every
+# write's sample is discarded there, and the file holds them as such.
+# Decoded, it must give exactly the read lines of the JSON recording.
 ssadisk_ssatrace() {
-	local rc=0
+	local rc=0 pid_bin i
 	[ -x "$SSATRACE" ] || { skip "build/ssatrace/ssatrace not built"; return $KSFT_SKIP; }
 	stripe_of_disks 0.02 16 2 || return 1
+	mkdir -p "$WORK"
+	"$SSATRACE" record --disk --format bin -O read -D ssat-v -o "$WORK/rec.bin" \
+		2> "$WORK/bin.err" &
+	pid_bin=$!
+	for i in $(seq 240); do
+		grep -q "tracing dm-ssastripe" "$WORK/bin.err" && break
+		sleep 0.25
+	done
 	ssatrace_start record --disk --format json -D ssat-v -o "$WORK/rec.json" ||
-		{ fail "ssatrace did not start"; return 1; }
+		{ fail "ssatrace did not start"; stop_tracer "$pid_bin" ssatrace; return 1; }
 	(cd "$WORK" && fio --name=s --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
 		--rw=randrw --bssplit=4k/60:32k/40 --iodepth=8 --number_ios=400 \
 		--output-format=terse >/dev/null) || { fail "fio failed"; rc=1; }
 	sleep 0.5
 	ssatrace_stop
+	stop_tracer "$pid_bin" ssatrace
+	cat "$WORK/bin.err"
 	$CHECK_DISK ssatrace-disk "$WORK/rec.json" --min-children 400 || rc=1
+	"$SSATRACE" decode --format json "$WORK/rec.bin" -o "$WORK/dec.json" 2> "$WORK/dec.err" ||
+		{ cat "$WORK/dec.err"; fail "decode failed"; rc=1; }
+	python3 - "$WORK/rec.json" "$WORK/dec.json" <<'PY' || rc=1
+import json, sys
+every = open(sys.argv[1]).read().splitlines()
+reads = sorted(l for l in every if json.loads(l)["op"] == "read")
+dec = sorted(open(sys.argv[2]).read().splitlines())
+print(f"# {len(every)} JSON records, {len(reads)} reads; {len(dec)} decoded from --format bin -O read")
+ok = len(reads) > 100 and len(reads) < len(every) and dec == reads
+print("ok" if ok else "FAIL: the decoded reads are not the JSON recording's reads")
+sys.exit(0 if ok else 1)
+PY
 	dmsetup remove ssat-v
 	return $rc
 }

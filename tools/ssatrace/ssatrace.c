@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -25,20 +26,25 @@
 
 #include "ssatrace.h"
 #include "record.h"
+#include "rawring.h"
 #include "ssatrace.skel.h"
 
 enum mode { MODE_RECORD, MODE_HIST, MODE_DECODE };
 enum format { FMT_CSV, FMT_JSON, FMT_BIN };
 
 /*
- * The binary record file (--format bin): this header, then per request a
- * __u32 byte count and the sample as the module's BPF side delivered it
- * (struct ssa_trace_req, its slots, and with --disk a __u64 per slot), in
- * the host's byte order.  Decoding is cheap where formatting is not:
- * recording on the workload's own CPU costs a copy per record.
+ * The binary record file (--format bin): this header, then the ring
+ * buffer's contents as the BPF side left them: per sample its 8-byte ring
+ * buffer header (__u32 length, with bit 30 set for a discarded sample,
+ * and a __u32 the kernel uses), the sample (struct ssa_trace_req, its
+ * slots, and with --disk a __u64 per slot), and padding to 8 bytes; the
+ * host's byte order.  The reader writes what the ring buffer holds as it
+ * is (rawring.h); decoding afterwards is where the work is.  Version 1
+ * files (a __u32 byte count before each sample, nothing discarded) are
+ * still decoded.
  */
 #define SSATRACE_BIN_MAGIC	"SSATRBIN"
-#define SSATRACE_BIN_VERSION	1
+#define SSATRACE_BIN_VERSION	2
 #define SSATRACE_BIN_DISK	1u	/* flags: recorded with --disk */
 
 struct ssatrace_bin_header {
@@ -50,7 +56,15 @@ struct ssatrace_bin_header {
 #define STR_(x)	#x
 #define STR(x)	STR_(x)
 
-#define POLL_MS	50	/* how often the ring buffer is read at the least */
+/*
+ * How often the ring buffer is read at the least.  Each read costs the
+ * CPU it runs on a wake-up, context switches and a write: tens of
+ * thousands of instructions where the file is on 9p (bench/README.md,
+ * "Tracing overhead"), which every 200 ms come to a few instructions a
+ * record at 10,000 requests a second.  A burst that would fill the buffer
+ * first wakes the reader early (SSATRACE_WAKEUP_BYTES).
+ */
+#define POLL_MS	200
 _Static_assert(sizeof(struct ssa_trace_req) + SSA_TRACE_MAX_SLOTS *
 	       (sizeof(struct ssa_trace_child) + sizeof(__u64)) + 8 <= SSATRACE_RINGBUF_MIN_KIB * 1024 / 2,
 	       "the largest record sample fits the smallest ring buffer twice over");
@@ -70,7 +84,7 @@ static struct env {
 	long buffer_kib;
 } env = { .op = -1, .interval = 0 };
 
-const char *argp_program_version = "ssatrace 1.4";
+const char *argp_program_version = "ssatrace 1.5";
 static const char doc[] =
 "Follow dm-ssastripe requests from fork to join.\n"
 "\n"
@@ -299,16 +313,6 @@ static bool lines_out(void)
 	return false;
 }
 
-/* --format bin: the sample as it came, after its size. */
-static void put_raw(const void *data, __u32 size)
-{
-	if (sizeof(line_buf) - line_len < sizeof(size) + size)
-		lines_flush();
-	memcpy(line_buf + line_len, &size, sizeof(size));
-	memcpy(line_buf + line_len + sizeof(size), data, size);
-	line_len += sizeof(size) + size;
-}
-
 static void print_bin_header(void)
 {
 	struct ssatrace_bin_header h = {
@@ -484,11 +488,6 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	nr_records++;
-	if (env.format == FMT_BIN) {
-		/* counted when decoded */
-		put_raw(data, size);
-		return 0;
-	}
 	ssa_trace_derive(r, &d);
 	nr_incomplete += r->nr_slots - d.nr_valid;
 	nr_truncated += r->nr_children > r->nr_slots;
@@ -561,6 +560,40 @@ static void report_counts(struct ssatrace_bpf *skel)
 }
 
 /*
+ * The next sample of a --format bin file into @sample (room for @max
+ * bytes): 1 with *size set, 0 at the end of the file, -1 if the file is
+ * cut short or holds no sample here.  Version 2 samples that were
+ * discarded in the ring buffer are passed over.
+ */
+static int read_sample(FILE *in, __u32 version, char *sample, size_t max, __u32 *size)
+{
+	__u32 hdr[2];
+	size_t got, padded;
+
+	for (;;) {
+		/* a clean end falls between samples, never inside a header */
+		got = fread(hdr, 1, version == 1 ? sizeof(hdr[0]) : sizeof(hdr), in);
+		if (!got)
+			return 0;
+		if (got != (version == 1 ? sizeof(hdr[0]) : sizeof(hdr)))
+			return -1;
+		if (version == 1) {
+			*size = hdr[0];
+			padded = *size;
+		} else {
+			if (hdr[0] & BPF_RINGBUF_BUSY_BIT)
+				return -1;
+			*size = hdr[0] & ~BPF_RINGBUF_DISCARD_BIT;
+			padded = (*size + 7) & ~7UL;
+		}
+		if (padded > max || fread(sample, padded, 1, in) != 1)
+			return -1;
+		if (version == 1 || !(hdr[0] & BPF_RINGBUF_DISCARD_BIT))
+			return 1;
+	}
+}
+
+/*
  * ssatrace decode: a --format bin file as the CSV or JSON lines the
  * recording would have written.  0, or 1 having said why.
  */
@@ -570,7 +603,7 @@ static int decode(void)
 	static char sample[SSATRACE_LINE_MAX];
 	FILE *in = fopen(env.input, "rb");
 	__u32 size;
-	int err = 0;
+	int err = 0, got;
 
 	if (!in) {
 		fprintf(stderr, "ssatrace: %s: %s\n", env.input, strerror(errno));
@@ -583,8 +616,8 @@ static int decode(void)
 		fclose(in);
 		return 1;
 	}
-	if (h.version != SSATRACE_BIN_VERSION) {
-		fprintf(stderr, "ssatrace: %s: format version %u, this ssatrace reads %u\n",
+	if (h.version != 1 && h.version != SSATRACE_BIN_VERSION) {
+		fprintf(stderr, "ssatrace: %s: format version %u, this ssatrace reads 1 and %u\n",
 			env.input, h.version, SSATRACE_BIN_VERSION);
 		fclose(in);
 		return 1;
@@ -592,21 +625,19 @@ static int decode(void)
 	env.disk = h.flags & SSATRACE_BIN_DISK;
 	if (env.format == FMT_CSV)
 		print_csv_header();
-	while (fread(&size, sizeof(size), 1, in) == 1) {
-		if (size > sizeof(sample) || fread(sample, size, 1, in) != 1) {
-			fprintf(stderr, "ssatrace: %s: cut short after %llu records\n",
-				env.input, nr_records);
-			err = 1;
-			break;
-		}
+	while ((got = read_sample(in, h.version, sample, sizeof(sample), &size)) > 0) {
 		handle_event(NULL, sample, size);
 		if (line_len > sizeof(line_buf) / 2 && !lines_out()) {
 			err = 1;
 			break;
 		}
 	}
-	if (ferror(in)) {
-		fprintf(stderr, "ssatrace: reading %s: %s\n", env.input, strerror(errno));
+	if (got < 0 || ferror(in)) {
+		if (ferror(in))
+			fprintf(stderr, "ssatrace: reading %s: %s\n", env.input, strerror(errno));
+		else
+			fprintf(stderr, "ssatrace: %s: cut short after %llu records\n",
+				env.input, nr_records);
 		err = 1;
 	}
 	fclose(in);
@@ -619,6 +650,33 @@ static int decode(void)
 			nr_incomplete, nr_truncated, nr_bad);
 	fprintf(stderr, "\n");
 	return err;
+}
+
+/*
+ * --format bin: out with every record committed to the ring buffer, in
+ * one write; false, having said why, if that fails.
+ */
+static bool raw_out(struct rawring *rr)
+{
+	unsigned long long n;
+	const void *start;
+	size_t len = rawring_ready(rr, &start, &n), done = 0;
+	ssize_t w;
+
+	while (done < len) {
+		w = write(fileno(out), (const char *)start + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			fprintf(stderr, "ssatrace: writing the records failed: %s\n",
+				w < 0 ? strerror(errno) : "nothing written");
+			return false;
+		}
+		done += w;
+	}
+	rawring_release(rr, len);
+	nr_records += n;
+	return true;
 }
 
 static __u64 now_s(void)
@@ -637,10 +695,12 @@ int main(int argc, char **argv)
 		.doc = doc,
 	};
 	struct ring_buffer *rb = NULL;
+	struct rawring rr = {};
 	struct ssatrace_bpf *skel;
 	__u64 start, last_print;
 	__u32 dev = 0;
 	int err;
+	bool raw;
 
 	err = argp_parse(&argp, argc, argv, 0, NULL, NULL);
 	if (err)
@@ -731,19 +791,38 @@ int main(int argc, char **argv)
 		}
 	}
 
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event, NULL, NULL);
-	if (!rb) {
-		err = -errno;
-		fprintf(stderr, "ssatrace: failed to create the ring buffer\n");
-		goto cleanup;
+	/* --format bin reads the ring buffer itself (rawring.h) */
+	raw = env.mode == MODE_RECORD && env.format == FMT_BIN;
+	if (raw) {
+		err = rawring_map(&rr, bpf_map__fd(skel->maps.events),
+				  bpf_map__max_entries(skel->maps.events));
+		if (err) {
+			fprintf(stderr, "ssatrace: failed to map the ring buffer: %s\n",
+				strerror(-err));
+			goto cleanup;
+		}
+	} else {
+		rb = ring_buffer__new(bpf_map__fd(skel->maps.events), handle_event, NULL, NULL);
+		if (!rb) {
+			err = -errno;
+			fprintf(stderr, "ssatrace: failed to create the ring buffer\n");
+			goto cleanup;
+		}
 	}
 
 	signal(SIGINT, sig_handler);
 	signal(SIGTERM, sig_handler);
 	if (env.mode == MODE_RECORD && env.format == FMT_CSV)
 		print_csv_header();
-	if (env.mode == MODE_RECORD && env.format == FMT_BIN)
+	if (raw) {
 		print_bin_header();
+		if (fflush(out)) {
+			err = -errno;
+			fprintf(stderr, "ssatrace: writing the records failed: %s\n",
+				strerror(errno));
+			goto cleanup;
+		}
+	}
 	fprintf(stderr, "ssatrace: tracing dm-ssastripe requests%s\n",
 		env.duration ? "" : "; Ctrl-C to stop");
 
@@ -753,19 +832,36 @@ int main(int argc, char **argv)
 		 * The BPF side wakes us only when a batch has piled up; in
 		 * between, take what is there at every timeout.
 		 */
-		err = ring_buffer__poll(rb, POLL_MS);
-		if (err >= 0 || err == -EINTR)
-			err = ring_buffer__consume(rb);
-		if (err < 0 && err != -EINTR) {
-			fprintf(stderr, "ssatrace: polling the ring buffer: %s\n",
-				strerror(-err));
-			break;
-		}
-		err = 0;
-		/* records are at most a poll late; a failed write ends the run */
-		if (env.mode == MODE_RECORD && !lines_out()) {
-			err = -EIO;
-			break;
+		if (raw) {
+			struct pollfd pfd = {
+				.fd = bpf_map__fd(skel->maps.events), .events = POLLIN,
+			};
+
+			if (poll(&pfd, 1, POLL_MS) < 0 && errno != EINTR) {
+				err = -errno;
+				fprintf(stderr, "ssatrace: polling the ring buffer: %s\n",
+					strerror(errno));
+				break;
+			}
+			if (!raw_out(&rr)) {
+				err = -EIO;
+				break;
+			}
+		} else {
+			err = ring_buffer__poll(rb, POLL_MS);
+			if (err >= 0 || err == -EINTR)
+				err = ring_buffer__consume(rb);
+			if (err < 0 && err != -EINTR) {
+				fprintf(stderr, "ssatrace: polling the ring buffer: %s\n",
+					strerror(-err));
+				break;
+			}
+			err = 0;
+			/* records are at most a poll late; a failed write ends the run */
+			if (env.mode == MODE_RECORD && !lines_out()) {
+				err = -EIO;
+				break;
+			}
 		}
 		if (env.duration && now_s() - start >= (__u64)env.duration)
 			break;
@@ -776,9 +872,14 @@ int main(int argc, char **argv)
 		}
 	}
 	/* drain what is left */
-	ring_buffer__consume(rb);
-	if (env.mode == MODE_RECORD && !lines_out())
-		err = -EIO;
+	if (raw) {
+		if (!err && !raw_out(&rr))
+			err = -EIO;
+	} else {
+		ring_buffer__consume(rb);
+		if (env.mode == MODE_RECORD && !lines_out())
+			err = -EIO;
+	}
 	if (env.mode == MODE_HIST)
 		hist_print_all(skel);
 	report_counts(skel);
@@ -787,6 +888,7 @@ cleanup:
 	if (out && out != stdout)
 		fclose(out);
 	ring_buffer__free(rb);
+	rawring_unmap(&rr);
 	ssatrace_bpf__destroy(skel);
 	free(hist_last);
 	free(hist_now);
