@@ -46,8 +46,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
-from scipy.integrate import quad
-from scipy.special import betainc
 
 MB = 10**6
 KB = 1024
@@ -220,6 +218,10 @@ def max_position_time(cfg: ArrayConfig, mean: float, n: float) -> float:
     a, b = m * cfg.beta_concentration, (1 - m) * cfg.beta_concentration
     if n <= 1:
         return mean
+    # scipy only here: the "rotation" overhead (a volume of emulated disks,
+    # identify --policies in a guest) never reads its files
+    from scipy.integrate import quad
+    from scipy.special import betainc
     val, _ = quad(lambda u: 1 - betainc(a, b, u) ** n, 0, 1, limit=200)
     return span * val
 

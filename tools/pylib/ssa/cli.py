@@ -640,7 +640,7 @@ def _identify_policies(args: argparse.Namespace, echo) -> dict:
     return ip.run(args.device, args.disk, args.geometry,
                   ip.int_list(args.units, "--units") if args.units else None,
                   ip.int_list(args.mpl, "--mpl"), args.requests, args.out,
-                  budget_s=args.budget, echo=echo)
+                  budget_s=args.budget, quick=args.quick, echo=echo)
 
 
 def _identify(args: argparse.Namespace) -> dict:

@@ -353,10 +353,12 @@ def _load_result(path: str) -> dict:
 
 def run(device: str, disk_path: str, geometry_path: str | None = None,
         units: list[int] | None = None, mpls: list[int] | None = None, requests: int = 200,
-        out_dir: str | None = None, budget_s: float = 600.0, echo=print) -> dict:
+        out_dir: str | None = None, budget_s: float = 600.0, quick: bool = False,
+        echo=print) -> dict:
     """identify --policies: the member disk's results from ``disk_path``,
     the geometry from ``geometry_path`` or measured now, the fits; with
-    ``out_dir`` results.json and report.md written there."""
+    ``out_dir`` results.json and report.md written there; ``quick``
+    measures the geometry with --array's --quick."""
     import json
     import os
     if requests < 20:
@@ -366,7 +368,7 @@ def run(device: str, disk_path: str, geometry_path: str | None = None,
         geometry = _load_result(geometry_path)
     else:
         from .identify_array import measure_array
-        geometry = measure_array(device, budget_s=budget_s, echo=echo)["result"]
+        geometry = measure_array(device, quick=quick, budget_s=budget_s, echo=echo)["result"]
     out = identify_policies(device, disk, geometry, units, mpls, requests, echo=echo)
     out.update(geometry=geometry, kind="policies")
     if out_dir:
@@ -405,13 +407,14 @@ def main(argv: list[str] | None = None, prog: str = "python3 -m ssa.identify_pol
     ap.add_argument("--mpl", default="1,2,4,8", help="closed-loop clients (default 1,2,4,8)")
     ap.add_argument("--requests", type=int, default=200, help="measured reads a point")
     ap.add_argument("--out", metavar="DIR", help="write results.json and report.md there")
+    ap.add_argument("--quick", action="store_true", help="the geometry by --array --quick")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     echo = lambda m: print(m, file=sys.stderr)             # noqa: E731
     try:
         out = run(a.device, a.disk, a.geometry,
                   int_list(a.units, "--units") if a.units else None,
-                  int_list(a.mpl, "--mpl"), a.requests, a.out, echo=echo)
+                  int_list(a.mpl, "--mpl"), a.requests, a.out, quick=a.quick, echo=echo)
     except (OSError, ValueError) as e:
         print(f"{prog.split()[-1]}: {e}", file=sys.stderr)
         return 2
