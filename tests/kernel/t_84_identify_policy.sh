@@ -12,8 +12,10 @@
 # model versions.  It must give the geometry and each volume's balance,
 # and its coalescing where the model can tell it (under queue-length
 # balance it cannot: a disk's units lie back to back, and it must say
-# so); a wrong answer fails.  Reads only.  Clocked: response times held
-# to the model.
+# so).  Then an ssacache taking writes of at most two stripes over the
+# first volume (seed001-fig9's): identify --policies --destructive must
+# say so first and find the write-back limit, 96 KiB.  A wrong answer
+# fails.  Clocked: response times held to the model.
 
 identify_policy_hidden() {
 	local j rc=0
@@ -60,6 +62,34 @@ for i, (opts, co, ba) in enumerate([("coalesce 1 read_policy split", True, "tran
           f"copies, width {g['width']}, chunk {g['chunk_bytes']} "
           f"({time.monotonic() - t0:.0f} s): {'ok' if ok else 'WRONG'}")
     bad += not ok
+# the write-back limit (seed 001, 6.4): an ssacache taking writes of at most
+# two stripes (96 KiB) over the first volume, as seed001-fig9's; told only
+# the cache device and the volume's geometry from above (reads through a
+# cache would hide the members' order), writes of 16 to 288 KiB at MPL 1
+subprocess.run(["dmsetup", "create", "ssat-ip", "--table",
+                f"0 393216 ssastripe mirror 32 6 {members} 6 copies 2 coalesce 1 "
+                "read_policy split"], check=True)
+subprocess.run(["dmsetup", "create", "ssat-ipc", "--table",
+                "0 393216 ssacache /dev/mapper/ssat-ip 32 256 12 low_water 96 high_water 96 "
+                "max_dirty 128 destage_depth 8 cache_max 192 transfer_mbps 62"], check=True)
+t0 = time.monotonic()
+try:
+    said = []
+    r = ip.run("/dev/mapper/ssat-ipc", f"{work}/ip-disk/results.json",
+               f"{work}/ip-0/results.json", units=[6], mpls=[1], requests=60,
+               out_dir=f"{work}/ip-cache", destructive=True, echo=said.append)
+    w = r["writes"]
+    ok = ("--destructive" in said[0] and w["cache"] and w["clear"]
+          and w["limit_bytes"] == 96 * 1024)
+    print(f"# cache (cache_max 96 KiB): {w['summary']} ({time.monotonic() - t0:.0f} s): "
+          f"{'ok' if ok else 'WRONG'}")
+    bad += not ok
+except (OSError, ValueError) as e:
+    print(f"FAIL: the cache: identify failed: {e}")
+    bad += 1
+finally:
+    subprocess.run(["dmsetup", "remove", "ssat-ipc"], check=True)
+    subprocess.run(["dmsetup", "remove", "ssat-ip"], check=True)
 sys.exit(1 if bad else 0)
 PY
 	for ((j = 0; j < 6; j++)); do dmsetup remove ssat-ipd$j 2>/dev/null; done

@@ -264,3 +264,84 @@ def test_cli_errors(tmp_path, capsys):
     assert ip.main(["/dev/null", "--disk", str(disk), "--geometry", str(geo),
                     "--units", "0"]) == 2
     assert "at least 1" in capsys.readouterr().err
+
+
+# -- the write-back limit (--destructive) ---------------------------------------------
+
+def _writes(limit_kb, fast=0.3, slow=1.05):
+    cfg = ip.array_config(fig7_disk(), FIG7_GEOMETRY)
+    return lambda u, m: ip.model_direct_write(cfg, u, m) * (fast if u * 16 <= limit_kb
+                                                            else slow)
+
+
+def test_write_back_limit_found():
+    w = ip.identify_write_limit("/dev/fake", fig7_disk(), FIG7_GEOMETRY,
+                                measure=_writes(96), cache={"present": False},
+                                echo=lambda s: None)
+    assert [p["bytes"] // 1024 for p in w["points"]] == [16, 48, 96, 144, 288]
+    assert [p["verdict"] for p in w["points"]] == ["absorbed"] * 3 + ["direct"] * 2
+    assert w["cache"] and w["clear"] and w["limit_bytes"] == 96 * 1024
+    assert w["above_bytes"] == 144 * 1024
+    assert "write-back up to 96 KiB, 144 KiB and more written through" in w["summary"]
+
+
+def test_no_write_back_cache():
+    w = ip.identify_write_limit("/dev/fake", fig7_disk(), FIG7_GEOMETRY,
+                                measure=_writes(0), cache={"present": False},
+                                echo=lambda s: None)
+    assert not w["cache"] and w["clear"] and w["limit_bytes"] is None
+    assert "no write-back cache" in w["summary"]
+
+
+def test_sizes_that_are_not_a_limit_are_not_one():
+    pts = [{"units": u, "bytes": u * 16384, "verdict": v}
+           for u, v in [(1, "absorbed"), (3, "direct"), (6, "absorbed")]]
+    assert ip.write_limit(pts)["clear"] is False
+    pts[1]["verdict"] = "unexplained"
+    assert ip.write_limit(pts[:2])["clear"] is False
+    assert ip.classify_write(0.5, 1.0) == "absorbed"
+    assert ip.classify_write(1.14, 1.0) == "direct"
+    assert ip.classify_write(1.24, 1.0) == "direct"
+    assert ip.classify_write(1.3, 1.0) == "unexplained"
+    assert ip.classify_write(0.8, 1.0) == "unexplained"
+    assert ip.classify_write(0.75, 1.0) == "absorbed"
+
+
+def test_writes_need_destructive_and_it_is_said_first(tmp_path, monkeypatch):
+    import json
+    disk = tmp_path / "disk.json"
+    disk.write_text(json.dumps({"result": fig7_disk()}))
+    geo = tmp_path / "geo.json"
+    geo.write_text(json.dumps({"result": FIG7_GEOMETRY}))
+    with pytest.raises(ip.PolicyError, match="needs --destructive"):
+        ip.run("/dev/fake", str(disk), str(geo), write_units=[1, 3])
+    said = []
+    cfg = ip.array_config(fig7_disk(), FIG7_GEOMETRY)
+    monkeypatch.setattr(ip, "closed_reads", lambda dev, u, c, m, r, w: ip.model_read(
+        cfg, u, m, READS["coalescing, transfer-time"]))
+    monkeypatch.setattr(ip, "closed_writes", lambda dev, u, c, m, r, w: ip.model_direct_write(
+        cfg, u, m))
+    monkeypatch.setattr(ip, "measure_cache", lambda dev, cfg: {"present": False})
+    out = ip.run("/dev/fake", str(disk), str(geo), mpls=[1, 4], destructive=True,
+                 out_dir=str(tmp_path / "o"), echo=said.append)
+    assert "--destructive" in said[0] and "data on it is lost" in said[0]
+    assert not any("--destructive" in s for s in said[1:])
+    assert out["writes"]["cache"] is False
+    assert "Writes beside the direct-write model" in (tmp_path / "o" / "report.md").read_text()
+    out = ip.run("/dev/fake", str(disk), str(geo), mpls=[1], echo=said.append)
+    assert out["writes"] is None
+
+
+def test_the_array_cache_from_re_reads():
+    # 16 KiB in 0.5 ms, 32 KiB in 0.76 ms: 63 MB/s and 0.24 ms a request
+    c = ip.hits_to_cache(0.5e-3, 0.5e-3 + 16384 / 63e6, 16384, 32768, 10e-3)
+    assert c["present"] and c["rate"] == pytest.approx(63e6)
+    assert c["overhead_s"] == pytest.approx(0.5e-3 - 16384 / 63e6)
+    assert not ip.hits_to_cache(6e-3, 6.5e-3, 16384, 32768, 10e-3)["present"]
+    cfg = ip.array_config(fig7_disk(), FIG7_GEOMETRY)
+    got = ip.measure_cache("/dev/fake", cfg, measure=lambda u: 0.3e-3 + u * 16384 / 62e6)
+    assert got["rate"] == pytest.approx(62e6) and got["overhead_s"] == pytest.approx(0.3e-3)
+    # the cache's service is in every direct write the model computes
+    plain = ip.model_direct_write(cfg, 18, 1)
+    assert ip.model_direct_write(cfg, 18, 1, got) == pytest.approx(
+        plain + 0.3e-3 + 18 * 16384 / 62e6, rel=0.02)

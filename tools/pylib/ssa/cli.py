@@ -640,7 +640,9 @@ def _identify_policies(args: argparse.Namespace, echo) -> dict:
     return ip.run(args.device, args.disk, args.geometry,
                   ip.int_list(args.units, "--units") if args.units else None,
                   ip.int_list(args.mpl, "--mpl"), args.requests, args.out,
-                  budget_s=args.budget, quick=args.quick, echo=echo)
+                  budget_s=args.budget, quick=args.quick, destructive=args.destructive,
+                  write_units=ip.int_list(args.write_units, "--write-units")
+                  if args.write_units else None, echo=echo)
 
 
 def _identify(args: argparse.Namespace) -> dict:
@@ -697,6 +699,11 @@ def _identify_parser(sub, jsonp) -> None:
                          "(default: measured first)")
     pi.add_argument("--units", metavar="LIST",
                     help="--policies: request sizes in chunks (default 2, 4, 8 a set)")
+    pi.add_argument("--destructive", action="store_true",
+                    help="--policies: also the write-back limit, by random writes that "
+                         "DESTROY the device's data")
+    pi.add_argument("--write-units", metavar="LIST",
+                    help="--policies --destructive: write sizes in chunks")
     pi.add_argument("--mpl", default="1,2,4,8", metavar="LIST",
                     help="--policies: closed-loop clients (default 1,2,4,8)")
     pi.add_argument("--requests", type=int, default=200, metavar="N",

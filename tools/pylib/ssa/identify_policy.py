@@ -254,6 +254,11 @@ def closed_reads(dev: str, units: int, chunk: int, mpl: int, requests: int, warm
                  seed: int = 1, ssaload: str | None = None) -> float:
     """Mean response (s) of random reads of ``units`` chunks, aligned to
     a chunk, from ``mpl`` closed-loop clients (ssaload; read-only)."""
+    return _closed(dev, units, chunk, mpl, requests, warmup, seed, ssaload, write=False)
+
+
+def _closed(dev: str, units: int, chunk: int, mpl: int, requests: int, warmup: int,
+            seed: int, ssaload: str | None, write: bool, where: str | None = None) -> float:
     import json
     import os
     import subprocess
@@ -261,12 +266,14 @@ def closed_reads(dev: str, units: int, chunk: int, mpl: int, requests: int, warm
     exe = ssaload or ssaload_path()
     if not os.access(exe, os.X_OK):
         raise PolicyError(f"{exe}: no ssaload (make ssaload, or set SSALOAD)")
+    op = "write" if write else "read"
     with tempfile.TemporaryDirectory() as tmp:
         summ = os.path.join(tmp, "s.json")
         cmd = [exe, dev, "--closed", str(mpl), "--think", "0", "--requests", str(requests),
-               "--warmup", str(warmup), "--read-frac", "1", "--block", str(chunk),
-               "--sizes", f"fixed:{units}", "--align", str(chunk), "--seed", str(seed),
-               "--records", os.path.join(tmp, "r.csv"), "--summary", summ]
+               "--warmup", str(warmup), "--read-frac", "0" if write else "1",
+               "--block", str(chunk), "--sizes", f"fixed:{units}", "--align", str(chunk),
+               "--seed", str(seed), "--records", os.path.join(tmp, "r.csv"),
+               "--summary", summ] + (["--range", where] if where else [])
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             raise PolicyError(f"ssaload on {dev} failed ({p.returncode}): "
@@ -274,8 +281,8 @@ def closed_reads(dev: str, units: int, chunk: int, mpl: int, requests: int, warm
         with open(summ, encoding="utf-8") as f:
             s = json.load(f)
     if s.get("errors"):
-        raise PolicyError(f"{dev}: {s['errors']} reads failed: the device returns errors")
-    return float(s["response"]["read"]["mean_s"])
+        raise PolicyError(f"{dev}: {s['errors']} {op}s failed: the device returns errors")
+    return float(s["response"][op]["mean_s"])
 
 
 def identify_policies(dev: str, disk: dict, geometry: dict, units: list[int] | None = None,
@@ -341,28 +348,192 @@ def policy_report_md(out: dict) -> str:
         lines.append(f"| {p['units']} | {p['mpl']} | {1e3 * p['read_s']:.2f} | " +
                      " | ".join(f"{1e3 * p['model'][f['variant']]:.2f}" for f in out["fits"]) +
                      " |")
+    w = out.get("writes")
+    if w:
+        lines += ["", "Writes beside the direct-write model (seed 001, section 6.4):", "",
+                  "| KiB | MPL | measured (ms) | direct-write model (ms) | ratio | verdict |",
+                  "|---:|---:|---:|---:|---:|---|"]
+        for p in w["points"]:
+            lines.append(f"| {p['bytes'] // 1024} | {p['mpl']} | {1e3 * p['write_s']:.2f} | "
+                         f"{1e3 * p['direct_s']:.2f} | {p['ratio']:.2f} | {p['verdict']} |")
+    else:
+        lines += ["", "Writes: not measured (reads only; --destructive measures the "
+                  "write-back limit)."]
     return "\n".join(lines) + "\n"
+
+
+# -- the write-back limit (--destructive): seed 001, section 6.4 -------------------
+#
+# Writes of growing size, closed loop, beside the direct-write model (every
+# unit written on its disk and its mirror, ssa.array.direct_write) built
+# from the same member and geometry.  A write the cache takes is answered
+# far sooner than the disks could write it; one it passes through matches
+# the direct-write model ("a direct-write model matches the system
+# closely").  The limit is the largest size taken, every smaller one taken
+# too.  Needs the cache's absorbing to show: no cache model (its
+# thresholds are what a black box hides) -- only the direct one.
+
+WRITE_TOLERANCE = 0.15      # a write through: within this of the direct-write model
+ABSORBED = 0.75             # a write taken: at most this share of the model's time
+
+
+WRITE_EXTRA = 0.25          # ... or up to this above it (a write's settle reads cannot see)
+HIT = 0.25                  # a re-read answered in this share of a disk read: a cache hit
+
+
+def model_direct_write(cfg, units: int, mpl: int, cache: dict | None = None) -> float:
+    """The direct-write model's mean response; ``cache`` (``rate``,
+    ``overhead``: the array cache's transfer, measured) adds the cache's
+    service, as section 5.4 has it for every request."""
+    from dataclasses import replace
+
+    from . import array
+    c = replace(cfg, write_seek=cfg.read_seek)      # identify measures no write penalty
+    if cache and cache.get("present"):
+        c = replace(c, cache_rate=cache["rate"], cache_overhead=cache["overhead_s"])
+    return array.direct_write(c, units * cfg.stripe_unit, mpl, 0.0).response
+
+
+def hits_to_cache(t1: float, t2: float, s1: int, s2: int, disk_read: float) -> dict:
+    """The array cache from the mean times of re-reading one place at two
+    sizes: present when the first re-read takes at most ``HIT`` of a disk
+    read; its transfer rate from the difference (seed 001 measured "the
+    mean bus transfer rate" directly), its fixed time from the rest."""
+    if not (t1 > 0 and t2 > 0) or t1 > HIT * disk_read:
+        return {"present": False, "t1_s": t1, "t2_s": t2}
+    rate = (s2 - s1) / (t2 - t1) if t2 > t1 else math.inf
+    over = max(0.0, t1 - s1 / rate)
+    return {"present": True, "rate": rate, "overhead_s": over, "t1_s": t1, "t2_s": t2}
+
+
+def measure_cache(dev: str, cfg, requests: int = 40, measure=None) -> dict:
+    """Re-read one chunk, then two, at the device's start (MPL 1): a
+    cache answers the repeats from memory."""
+    chunk = cfg.stripe_unit
+    if measure is None:
+        def measure(units):
+            return _closed(dev, units, chunk, 1, requests, 4, 1, None, write=False,
+                           where=f"0:{units * chunk}")
+    t1, t2 = measure(1), measure(2)
+    return hits_to_cache(t1, t2, chunk, 2 * chunk, model_read(cfg, 1, 1, {}))
+
+
+def classify_write(measured: float, direct: float, tol: float = WRITE_TOLERANCE,
+                   absorbed: float = ABSORBED) -> str:
+    """'direct' (the direct-write model explains it), 'absorbed' (far
+    sooner: a cache took it) or 'unexplained'."""
+    r = measured / direct
+    if 1 - tol <= r <= 1 + WRITE_EXTRA:
+        return "direct"
+    if r <= absorbed:
+        return "absorbed"
+    return "unexplained"
+
+
+def write_limit(points: list[dict]) -> dict:
+    """The write-back limit from classified sizes (``units``, ``bytes``,
+    ``verdict``): the largest size taken with every smaller one taken too
+    and every larger one written through; ``None`` when no size is taken
+    (no write-back cache), ``clear`` False when the sizes do not fall
+    into taken-then-through."""
+    sizes = sorted(points, key=lambda p: p["units"])
+    taken = [p for p in sizes if p["verdict"] == "absorbed"]
+    k = 0
+    while k < len(sizes) and sizes[k]["verdict"] == "absorbed":
+        k += 1
+    clear = all(p["verdict"] == "direct" for p in sizes[k:])
+    if not taken:
+        return {"cache": False, "limit_bytes": None, "clear": clear}
+    return {"cache": True, "limit_bytes": sizes[k - 1]["bytes"] if k else None,
+            "above_bytes": sizes[k]["bytes"] if k < len(sizes) else None,
+            "clear": clear and k > 0}
+
+
+def closed_writes(dev: str, units: int, chunk: int, mpl: int, requests: int, warmup: int,
+                  seed: int = 1, ssaload: str | None = None) -> float:
+    """Mean response (s) of random writes of ``units`` chunks (ssaload
+    --read-frac 0: DESTROYS the data where it writes)."""
+    return _closed(dev, units, chunk, mpl, requests, warmup, seed, ssaload, write=True)
+
+
+def identify_write_limit(dev: str, disk: dict, geometry: dict, units: list[int] | None = None,
+                         mpl: int = 1, requests: int = 100, warmup: int = 8, measure=None,
+                         cache: dict | None = None, echo=print) -> dict:
+    """Writes of each size beside the direct-write model; ``measure(units,
+    mpl)`` and ``cache`` (``measure_cache``'s) replace the device's
+    measurements (tests)."""
+    cfg = array_config(disk, geometry)
+    if cache is None:
+        echo("identify: the array cache (re-reads of one place)")
+        cache = measure_cache(dev, cfg)
+    chunk = int(geometry["chunk_bytes"])
+    w = int(geometry["width"])
+    units = units or [1, w, 2 * w, 3 * w, 6 * w]
+    if measure is None:
+        def measure(u, m):
+            return closed_writes(dev, u, chunk, m, requests, warmup)
+    points = []
+    for u in sorted(set(units)):
+        echo(f"identify: writes of {u} chunks ({u * chunk // 1024} KiB) at MPL {mpl}")
+        meas = measure(u, mpl)
+        direct = model_direct_write(cfg, u, mpl, cache)
+        points.append({"units": u, "bytes": u * chunk, "mpl": mpl, "write_s": meas,
+                       "direct_s": direct, "ratio": meas / direct,
+                       "verdict": classify_write(meas, direct)})
+    lim = write_limit(points)
+    return {"points": points, **lim, "array_cache": cache,
+            "summary": write_summary(points, lim, cache)}
+
+
+def write_summary(points: list[dict], lim: dict, cache: dict | None = None) -> str:
+    ratios = ", ".join(f"{p['bytes'] // 1024} KiB {p['ratio']:.2f}" for p in points)
+    if cache and cache.get("present"):
+        ratios += (f"; array cache {cache['rate'] / 1e6:.0f} MB/s + "
+                   f"{cache['overhead_s'] * 1e3:.2f} ms a request")
+    if not lim["cache"]:
+        what = "no write-back cache (every size as the direct-write model)"
+        if not lim["clear"]:
+            what = "no size taken by a cache, but not every one as the direct-write model"
+    elif lim["clear"]:
+        above = (f", {lim['above_bytes'] // 1024} KiB and more written through"
+                 if lim.get("above_bytes") else ", every size tried")
+        what = f"write-back up to {lim['limit_bytes'] // 1024} KiB{above}"
+    else:
+        what = "write-back for some sizes, but not as a limit would give"
+    return f"writes: {what} (measured / direct-write model: {ratios})"
 
 
 def _load_result(path: str) -> dict:
     import json
     with open(path, encoding="utf-8") as f:
         d = json.load(f)
-    return d.get("result", d) if isinstance(d, dict) else {}
+    if not isinstance(d, dict):
+        return {}
+    if "geometry" in d and "result" not in d:     # an earlier --policies run's results
+        return d["geometry"]
+    return d.get("result", d)
 
 
 def run(device: str, disk_path: str, geometry_path: str | None = None,
         units: list[int] | None = None, mpls: list[int] | None = None, requests: int = 200,
         out_dir: str | None = None, budget_s: float = 600.0, quick: bool = False,
+        destructive: bool = False, write_units: list[int] | None = None,
         echo=print) -> dict:
     """identify --policies: the member disk's results from ``disk_path``,
     the geometry from ``geometry_path`` or measured now, the fits; with
     ``out_dir`` results.json and report.md written there; ``quick``
-    measures the geometry with --array's --quick."""
+    measures the geometry with --array's --quick; ``destructive`` adds
+    the write-back limit, by writes that destroy the device's data (said
+    first, before anything is read or written)."""
     import json
     import os
     if requests < 20:
         raise PolicyError("--requests: at least 20 reads a point")
+    if write_units and not destructive:
+        raise PolicyError("--write-units writes: it needs --destructive")
+    if destructive:
+        echo(f"identify: {device}: --destructive: random writes over the whole device "
+             "after the reads; the data on it is lost")
     disk = _load_result(disk_path)
     if geometry_path:
         geometry = _load_result(geometry_path)
@@ -371,6 +542,12 @@ def run(device: str, disk_path: str, geometry_path: str | None = None,
         geometry = measure_array(device, quick=quick, budget_s=budget_s, echo=echo)["result"]
     out = identify_policies(device, disk, geometry, units, mpls, requests, echo=echo)
     out.update(geometry=geometry, kind="policies")
+    if destructive:
+        out["writes"] = identify_write_limit(device, disk, geometry, write_units,
+                                             requests=requests, echo=echo)
+        out["summary"] += "\n" + out["writes"]["summary"]
+    else:
+        out["writes"] = None
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)
         with open(os.path.join(out_dir, "results.json"), "w", encoding="utf-8") as f:
@@ -408,13 +585,21 @@ def main(argv: list[str] | None = None, prog: str = "python3 -m ssa.identify_pol
     ap.add_argument("--requests", type=int, default=200, help="measured reads a point")
     ap.add_argument("--out", metavar="DIR", help="write results.json and report.md there")
     ap.add_argument("--quick", action="store_true", help="the geometry by --array --quick")
+    ap.add_argument("--destructive", action="store_true",
+                    help="also the write-back limit, by random writes that DESTROY the "
+                         "device's data")
+    ap.add_argument("--write-units", help="--destructive: write sizes in chunks "
+                                          "(default 1 and 1, 2, 3, 6 stripes)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     echo = lambda m: print(m, file=sys.stderr)             # noqa: E731
     try:
         out = run(a.device, a.disk, a.geometry,
                   int_list(a.units, "--units") if a.units else None,
-                  int_list(a.mpl, "--mpl"), a.requests, a.out, quick=a.quick, echo=echo)
+                  int_list(a.mpl, "--mpl"), a.requests, a.out, quick=a.quick,
+                  destructive=a.destructive,
+                  write_units=int_list(a.write_units, "--write-units") if a.write_units
+                  else None, echo=echo)
     except (OSError, ValueError) as e:
         print(f"{prog.split()[-1]}: {e}", file=sys.stderr)
         return 2
