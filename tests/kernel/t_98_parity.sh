@@ -127,8 +127,11 @@ parity_children() {
 	dmsetup message ssat-v 0 write_method rcw || rc=1
 	d=$(delta ssat-v cr dwrite $v 4096 8192)
 	expect_eq "4 KiB rcw write: reads per member" "$d" "0 1 1 0" || rc=1
-	# auto picks rmw on a tie (2 reads each way), rcw when cheaper
+	# auto picks rcw on a tie (2 reads each way), as md does
 	dmsetup message ssat-v 0 write_method auto || rc=1
+	d=$(delta ssat-v cr dwrite $v 4096 8192)
+	expect_eq "4 KiB auto write (a tie): rcw's reads per member" "$d" "0 1 1 0" || rc=1
+	# and rcw when cheaper
 	d=$(delta ssat-v cr dwrite $v $((128 << 10)) 0)
 	expect_eq "auto, two full chunks of three: rcw reads one" "$d" "0 0 1 0" || rc=1
 	parity_ok ssat-v || rc=1

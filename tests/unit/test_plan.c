@@ -160,11 +160,11 @@ static void test_methods(void)
 	    "raid5 3 of 4 chunks, rmw asked: rmw, 3 data tasks and parity%s%s",
 	    why ? ": " : "", why ?: "");
 
-	/* a tie (one of three chunks on 4 members: 2 reads either way): rmw */
+	/* a tie (one of three chunks on 4 members: 2 reads either way): rcw */
 	setup(p, "raid5", 4, 8, 64, SSA_WM_AUTO, -1);
 	cut = plan(p, 0, 8);
 	why = check(p, 0, cut);
-	tap(!why && pg->method == SSA_WM_RMW, "raid5 auto on a tie: rmw%s%s",
+	tap(!why && pg->method == SSA_WM_RCW, "raid5 auto on a tie: rcw%s%s",
 	    why ? ": " : "", why ?: "");
 
 	/* degraded, the group's parity member lost: the data alone */
