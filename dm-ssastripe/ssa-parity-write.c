@@ -368,7 +368,7 @@ static void ssa_ptask_endio(struct bio *bio)
 }
 
 /* Locks held: take the pages and queue the first tasks. */
-void ssa_op_start(struct ssa_pop *op, bool from_map)
+static void __ssa_op_start(struct ssa_pop *op, bool from_map)
 {
 	struct ssa_ctx *sc = op->sc;
 	unsigned int g, i, lost = 0;
@@ -414,6 +414,70 @@ void ssa_op_start(struct ssa_pop *op, bool from_map)
 		if (parity_now)
 			ssa_task_issue(op, ssa_parity_task(pg, op), from_map);
 	}
+}
+
+/*
+ * Does @op write a whole stripe (a stream's writes), to be sent with the
+ * others that arrive meanwhile under one plug?  Only without a dispatcher
+ * queue (with queue_depth D the dispatcher orders and merges: merge on),
+ * and not with a ppl, whose gate orders the writes itself.
+ */
+static bool ssa_op_plugs(struct ssa_pop *op)
+{
+	unsigned int g;
+
+	if (READ_ONCE(op->sc->queue_depth) || ssa_par(op->sc)->ppl)
+		return false;
+	for (g = 0; g < op->nr_groups; g++)
+		if (op->groups[g].method == SSA_WM_RCW &&
+		    !op->groups[g].nr_reads)
+			return true;
+	return false;
+}
+
+/*
+ * Locks held.  A write arriving from the map path that writes whole
+ * stripes is started by the plug work item, with every other such write
+ * that arrived before it runs, under one plug: a member whose queue
+ * merges (a disk's request queue) then gets the consecutive stripes'
+ * chunks as one write, as md's raid5d sends the stripes it handles
+ * together.  The wait is that of a work item, no timer.
+ */
+void ssa_op_start(struct ssa_pop *op, bool from_map)
+{
+	struct ssa_parity *par = ssa_par(op->sc);
+	unsigned long flags;
+
+	if (!from_map || !ssa_op_plugs(op)) {
+		__ssa_op_start(op, from_map);
+		return;
+	}
+	atomic_inc(&op->io->pending);	/* the plug work's */
+	spin_lock_irqsave(&par->lock, flags);
+	list_add_tail(&op->wait, &par->plugged);
+	spin_unlock_irqrestore(&par->lock, flags);
+	queue_work(par->start_wq, &par->plug_work);
+}
+
+void ssa_plug_work(struct work_struct *work)
+{
+	struct ssa_parity *par = container_of(work, struct ssa_parity,
+					      plug_work);
+	struct ssa_pop *op, *tmp;
+	struct blk_plug plug;
+	LIST_HEAD(list);
+
+	spin_lock_irq(&par->lock);
+	list_splice_init(&par->plugged, &list);
+	spin_unlock_irq(&par->lock);
+
+	blk_start_plug(&plug);
+	list_for_each_entry_safe(op, tmp, &list, wait) {
+		list_del(&op->wait);
+		__ssa_op_start(op, false);
+		ssa_io_put(op->io);	/* the plug work's reference */
+	}
+	blk_finish_plug(&plug);
 }
 
 /* A failure stopped the rebuild before the write's groups were done. */

@@ -127,6 +127,8 @@ static int ssa_parity_alloc(struct ssa_ctx *sc)
 	INIT_WORK(&par->work, ssa_parity_work);
 	INIT_WORK(&par->scrub_work, ssa_scrub_work);
 	INIT_WORK(&par->start_work, ssa_start_work);
+	INIT_WORK(&par->plug_work, ssa_plug_work);
+	INIT_LIST_HEAD(&par->plugged);
 	INIT_WORK(&par->recover_work, ssa_recover_work);
 	INIT_WORK(&par->recon_work, ssa_recon_work);
 	INIT_LIST_HEAD(&par->recover);

@@ -65,6 +65,9 @@ struct ssa_parity {
 	 */
 	struct workqueue_struct *start_wq;
 	struct work_struct start_work;
+	/* whole-stripe writes sent together under a plug (ssa_op_start()) */
+	struct work_struct plug_work;
+	struct list_head plugged;
 	mempool_t *op_pool;
 	mempool_t *page_pool;
 	struct mutex reserve;	/* one operation at a time on the reserve */
@@ -188,6 +191,7 @@ void ssa_op_go(struct ssa_pop *op, bool from_map);
 void ssa_parity_bm_go(struct ssa_ctx *sc, struct ssa_bm_wait *w);
 void ssa_parity_work(struct work_struct *work);
 void ssa_start_work(struct work_struct *work);
+void ssa_plug_work(struct work_struct *work);
 int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		     u64 start, u64 end);
 void ssa_parity_join(struct ssa_io *io);
