@@ -54,8 +54,16 @@ class ArrayModel:
 
     def __init__(self, chunk, width, copies=1, seed=0, spt=135, heads=8, rpm=7200,
                  seek_a=2e-3, seek_b=192e-6, overhead=500e-6, member_sectors=200_000,
-                 host=40e-6, jitter=40e-6, offset=0):
+                 host=40e-6, jitter=40e-6, offset=0, parity=False, policy="queue"):
+        """``parity``: md raid5 left-symmetric over ``width`` members (data
+        chunk k on member k mod W, row k // (W - 1)); ``policy`` of a
+        mirror: "queue" (fewest outstanding, ties in turn) or "md-raid1"
+        (a read that continues the copy's last one goes there; else the
+        fewest outstanding, the first of a tie: read_balance() over
+        members that say they are not rotational)."""
         rng = random.Random(seed)
+        self.parity, self.policy = parity, policy
+        self.next_seq: dict[int, int] = {}
         self.offset = offset            # the volume starts this far into a chunk
         self.rng = rng
         self.chunk, self.width, self.k = chunk, width, copies
@@ -63,7 +71,7 @@ class ArrayModel:
         self.members = [Member(rng, spt, heads, rot, seek_a, seek_b, overhead)
                         for _ in range(width * copies)]
         per = member_sectors // chunk * chunk
-        self.sectors = per * width - offset
+        self.sectors = per * (width - 1 if parity else width) - offset
         self.unit = 1
         self.host, self.jitter = host, jitter
         self.now = 1.0
@@ -72,7 +80,7 @@ class ArrayModel:
 
     def place(self, s: int) -> tuple[int, int]:
         c, off = divmod(s + self.offset, self.chunk)
-        st, row = c % self.width, c // self.width
+        st, row = c % self.width, c // (self.width - 1 if self.parity else self.width)
         return st, row * self.chunk + off
 
     def idle(self, seconds):
@@ -90,7 +98,12 @@ class ArrayModel:
             copies = [st * self.k + j for j in range(self.k)]
             low = min(load.get(c, 0) for c in copies)
             cand = [c for c in copies if load.get(c, 0) == low]
-            pick = cand[self.turn[st] % len(cand)]
+            seq = [c for c in copies if self.next_seq.get(c) == ms]
+            if self.policy == "md-raid1":
+                pick = seq[0] if seq else cand[0]
+            else:
+                pick = cand[self.turn[st] % len(cand)]
+            self.next_seq[pick] = ms + 1
             self.turn[st] += 1
             load[pick] = load.get(pick, 0) + 1
             # one io_submit: the reads reach the array in the order given
@@ -166,6 +179,58 @@ def test_a_volume_that_starts_inside_a_chunk():
             "second_chunk": 64} in out["checks"]
 
 
+@pytest.mark.parametrize("chunk,members,seed", [(128, 4, 1), (64, 3, 2), (1024, 4, 3),
+                                                 (200, 5, 4), (96, 6, 5)])
+def test_md_raid5_left_symmetric(chunk, members, seed):
+    """Data chunk k on member k mod N as raid 0, but a parity row every N
+    rows: the parity test sees the holes and names the layout."""
+    dev = ArrayModel(chunk, members, parity=True, seed=seed, spt=[135, 211, 97, 160, 300][seed - 1])
+    out = ia.measure_array(dev, quick=True, budget_s=1e9, echo=lambda *_: None, seed=seed)
+    r = out["result"]
+    assert (r["layout"], r["parity"], r["chunk_sectors"], r["width"], r["members"],
+            r["copies"]) == ("raid5", "left-symmetric", chunk, members - 1, members, 1), \
+        (r, out["parity"]["score"])
+
+
+@pytest.mark.parametrize("chunk,width,seed", [(128, 4, 6), (64, 3, 7), (256, 5, 8)])
+def test_raid0_is_not_taken_for_raid5(chunk, width, seed):
+    dev = ArrayModel(chunk, width, seed=seed)
+    out = ia.measure_array(dev, quick=True, budget_s=1e9, echo=lambda *_: None, seed=seed)
+    r = out["result"]
+    assert (r["layout"], r["parity"], r["width"]) == ("stripe", None, width), \
+        out["parity"]["score"]
+
+
+def test_parity_undecided_when_a_chunk_is_whole_tracks():
+    turn = 8e-3
+    out = ia.parity_from_gaps([0.0] * 12, 20e-6, 4, turn)
+    assert out["layout"] is None and "whole number of tracks" in out["why"]
+    holes = [ia.raid5_hole(j, 4) for j in range(12)]
+    assert holes == [j % 3 == 2 for j in range(12)]
+    got = ia.parity_from_gaps([-0.4e-3 if h else 10e-6 for h in holes], -0.43e-3, 4, turn)
+    assert got["layout"] == "raid5-left-symmetric" and got["score"]["raid0"] == 8
+
+
+@pytest.mark.parametrize("policy,seq", [("queue", 2), ("md-raid1", 1)])
+def test_read_policy_of_a_mirror(policy, seq):
+    """md raid1 keeps a sequential run on one copy (next_seq_sect); a
+    fewest-outstanding policy (md raid10 near over non-rotational members,
+    ssastripe's queue) spreads it; both spread a burst of one block."""
+    dev = ArrayModel(64, 2, copies=2, seed=11, policy=policy)
+    out = ia.measure_array(dev, quick=True, budget_s=1e9, echo=lambda *_: None, seed=4)
+    r = out["result"]
+    assert (r["copies"], r["width"]) == (2, 2)
+    assert out["read_policy"]["sequential_copies"] == seq, out["read_policy"]
+    assert ("stays on one copy" in r["read_policy"]) == (seq == 1)
+
+
+def test_servers_from_span():
+    turn = 8e-3
+    assert round(ia.servers_from_span([i * (turn + 60e-6) for i in range(12)], turn)) == 1
+    two = [i * (turn + 120e-6) for i in range(6)] + [3e-3 + i * (turn + 120e-6) for i in range(6)]
+    assert round(ia.servers_from_span(two, turn)) == 2
+
+
 def test_a_device_too_small():
     dev = ArrayModel(16, 2, member_sectors=1024)
     with pytest.raises(IdentifyError, match="at least 8192"):
@@ -206,3 +271,4 @@ def test_a_path_that_is_not_a_device(tmp_path):
     with pytest.raises(IdentifyError, match="cannot open"):
         ia.measure_array(str(tmp_path / "none"), echo=lambda *_: None)
     assert ia.main([str(tmp_path / "none")]) == 2
+

@@ -42,15 +42,36 @@ they complete (one ``io_getevents`` at a time, each completion timed).
   same member is the width W (data members, or mirror sets); chunks k
   and k + W, k = 1.., are checked to share a member (raid 0's rotation).
 
+* **Parity** (``parity_from_gaps``): a layout that passes raid 0's member
+  check may still be md's raid5 left-symmetric over W members, which puts
+  data chunk k on member k mod W (as raid 0 does) but at row k // (W - 1)
+  of it: every W-th row of a member holds parity.  Reads never touch the
+  parity, but they can see the hole it leaves: two reads queued on one
+  member in one batch (a, then b), the second's service starts when the
+  first ends, and its time is fixed by the angle from a to b.  The last
+  block of chunk j, then the first of chunk j + W: adjacent on the member
+  under raid 0 (as the last two blocks of chunk j are), a chunk apart when
+  a parity row lies between.  Each transition's time less that of the
+  pair inside chunk j is near 0 (adjacent) or near the time of a pair a
+  chunk and a block apart (measured on chunks 0 and W, adjacent under both
+  layouts); the layout whose predicted holes match the most transitions
+  is kept, both counts printed.
+* **Read policy** (mirrors): the copies bursts say whether concurrent
+  reads of one block spread over the copies; a batch of consecutive
+  blocks says whether a sequential run stays on one copy: on one server
+  each next block has just passed under the head and takes a turn, so
+  the run spans n - 1 turns; spread over c copies it spans (n - 1) / c.
+
 The analysis functions are pure (``copies_from_burst``,
-``same_from_ranks``, ``anchors``); ``measure_array`` drives a device (or a
-model of one in the tests: anything with ``sectors``, ``unit`` and
-``batch``).
+``same_from_ranks``, ``anchors``, ``parity_from_gaps``,
+``servers_from_span``); ``measure_array`` drives a device (or a model of
+one in the tests: anything with ``sectors``, ``unit`` and ``batch``).
 """
 
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import platform
 import random
@@ -206,6 +227,57 @@ def anchors(lo: int, hi: int, count: int, unit: int, rng: random.Random) -> list
     return [lo + ((nb - 1 - i) % nb) * unit for i in range(count)]
 
 
+def circ(x: float, turn: float) -> float:
+    """``x`` folded into [-turn / 2, turn / 2): two waits that differ by a
+    whole turn (a request just missed its sector) are the same angle."""
+    return (x + turn / 2) % turn - turn / 2
+
+
+def raid5_hole(j: int, width: int) -> bool:
+    """md raid5 left-symmetric over ``width`` members: does a parity row
+    lie between data chunk j and chunk j + width on their member?  Chunk k
+    sits at row k // (width - 1) of member k mod width."""
+    return (j + width) // (width - 1) - j // (width - 1) == 2
+
+
+def parity_from_gaps(diffs: list[float], d_gap: float, width: int, turn: float,
+                     first: int = 0, noise: float = 0.0) -> dict:
+    """``diffs[i]``: transition j = first + i's time (last block of chunk
+    j, then the first of chunk j + W, queued) less that of the pair inside
+    chunk j; ``d_gap``: the same for a pair a chunk and a block apart.
+    Each transition is called a hole when nearer d_gap than 0; the layouts
+    raid 0 (no holes) and raid5 left-symmetric (holes where a parity row
+    lies between) are scored by how many calls they predict.  Undecided
+    when d_gap is within four times the ``noise`` (the spread of the
+    adjacent pairs' times), 40 us or half a percent of a turn of 0: a
+    chunk that is a whole number of tracks, to within the jitter."""
+    tol = max(4 * noise, 40e-6, 0.005 * turn)
+    calls = [abs(circ(d - d_gap, turn)) < abs(circ(d, turn)) for d in diffs]
+    js = list(range(first, first + len(diffs)))
+    pred = {"raid0": [False] * len(js), "raid5-left-symmetric": [raid5_hole(j, width) for j in js]}
+    score = {k: sum(a == b for a, b in zip(calls, v)) for k, v in pred.items()}
+    rows = [{"j": j, "diff_s": d, "hole": c, "raid0": False, "raid5": h}
+            for j, d, c, h in zip(js, diffs, calls, pred["raid5-left-symmetric"])]
+    if abs(circ(d_gap, turn)) < tol:
+        return {"layout": None, "tolerance_s": tol, "score": score, "n": len(js), "rows": rows, "d_gap_s": d_gap,
+                "why": "a chunk and a block apart reads like adjacent blocks (the chunk is "
+                       "a whole number of tracks?): reads cannot see a parity row"}
+    best = max(score, key=score.get)
+    if score["raid0"] == score["raid5-left-symmetric"]:
+        best = None
+    return {"layout": best, "score": score, "n": len(js), "rows": rows, "d_gap_s": d_gap,
+            "tolerance_s": tol}
+
+
+def servers_from_span(times: list[float], turn: float) -> float:
+    """A batch of n consecutive blocks: on one server each waits about a
+    turn behind the one before (the next block has just passed), so the
+    completions span n - 1 turns; spread over c servers, (n - 1) / c."""
+    t = sorted(times)
+    span = t[-1] - t[0]
+    return (len(t) - 1) * turn / span if span > 0 else float("inf")
+
+
 # -- measuring ----------------------------------------------------------------------------
 
 class Probe:
@@ -331,6 +403,92 @@ def chunk_end(pr: Probe, start: int, limit: int, lo0: int) -> int | None:
     return start + lo
 
 
+def queued_gap(dev, a: int, b: int, reps: int, budget: Budget, what: str) -> float:
+    """Reads of ``a`` and ``b`` in one batch (queued on one member, a
+    first): the median time from a's completion to b's, over ``reps``
+    batches in which they completed in that order (nan if none did)."""
+    vals = []
+    for _ in range(reps):
+        budget.check(what)
+        done = dev.batch([a, b])
+        if [i for i, _ in done] == [0, 1]:
+            vals.append(done[1][1] - done[0][1])
+    return float(sorted(vals)[len(vals) // 2]) if vals else math.nan
+
+
+def measure_parity(dev, chunk: int, width: int, turn: float, quick: bool,
+                   budget: Budget) -> dict:
+    """The parity test (``parity_from_gaps``) on transitions j -> j + W,
+    j = 0 .. W (W - 1) - 1 (one whole turn of the parity's rotation; at
+    most 24), within the device."""
+    u = dev.unit
+    reps = 3
+    what = "the parity test"
+    g1 = queued_gap(dev, chunk - 2 * u, chunk - u, reps, budget, what)
+    gc = queued_gap(dev, 0, width * chunk + u, reps, budget, what)
+    d_gap = gc - g1
+    diffs, inside, across = [], [], []
+    n = min(width * (width - 1), 24)
+    for j in range(n):
+        end = (j + 1) * chunk
+        if (j + width + 1) * chunk > dev.sectors:
+            break
+        gi = queued_gap(dev, end - 2 * u, end - u, reps, budget, what)
+        gb = queued_gap(dev, end - u, (j + width) * chunk, reps, budget, what)
+        inside.append(gi)
+        across.append(gb)
+        diffs.append(gb - gi if gb == gb and gi == gi else 0.0)
+    ok = [g for g in inside if g == g]
+    mid = sorted(ok)[len(ok) // 2] if ok else 0.0
+    dev_ = sorted(abs(circ(g - mid, turn)) for g in ok)
+    noise = dev_[len(dev_) // 2] if dev_ else 0.0
+    out = parity_from_gaps(diffs, d_gap, width, turn, noise=noise)
+    out["noise_s"] = noise
+    out.update(g_adjacent_s=g1, g_chunk_apart_s=gc, inside_s=inside, across_s=across)
+    return out
+
+
+def parity_table(par: dict) -> list[str]:
+    """The parity test's evidence, one line a transition."""
+    lines = [f"identify: parity: a pair a chunk and a block apart reads "
+             f"{par['d_gap_s'] * 1e3:+.3f} ms from an adjacent pair",
+             "identify:   j -> j+W   across - inside   call    raid0  raid5-ls"]
+    for r in par["rows"]:
+        lines.append(f"identify:  {r['j']:2d}           {r['diff_s'] * 1e3:+8.3f} ms   "
+                     f"{'hole' if r['hole'] else 'adj.':6s}  {'adj.':5s}  "
+                     f"{'hole' if r['raid5'] else 'adj.'}")
+    sc = par["score"]
+    lines.append(f"identify: parity: raid0 explains {sc['raid0']} of {par['n']}, raid5 "
+                 f"left-symmetric {sc['raid5-left-symmetric']} of {par['n']}: "
+                 f"{par['layout'] or 'undecided'}")
+    return lines
+
+
+def measure_policy(dev, copies: int, turn: float, quick: bool, budget: Budget,
+                   rng: random.Random) -> dict:
+    """How a mirror spreads a sequential run: batches of BURST consecutive
+    blocks at random places, the copies each used (``servers_from_span``,
+    the median, at most ``copies``)."""
+    u = dev.unit
+    est = []
+    for _ in range(3 if quick else 5):
+        budget.check("the read policy")
+        s = rng.randrange(dev.sectors // u - BURST) * u
+        done = dev.batch([s + i * u for i in range(BURST)])
+        est.append(servers_from_span([t for _, t in done], turn))
+    seq = min(copies, max(1, round(sorted(est)[len(est) // 2])))
+    return {"sequential_estimates": est, "sequential_copies": seq}
+
+
+def policy_words(burst_copies: int, seq_copies: int, copies: int) -> str:
+    one = ("concurrent reads of one block go to every copy (the copy with the fewest "
+           "outstanding, or in turn)" if burst_copies == copies else
+           "concurrent reads of one block stay on one copy")
+    run = ("a sequential run stays on one copy" if seq_copies == 1 else
+           f"a sequential run is spread over {seq_copies} copies")
+    return f"{one}; {run}"
+
+
 def measure_array(dev_path, quick: bool = False, budget_s: float = 600.0, echo=print,
                   seed: int | None = None, max_width: int = 64) -> dict:
     """Measure the device at ``dev_path`` (a path, or an object with
@@ -411,18 +569,50 @@ def _measure(dev, quick, budget_s, echo, seed, max_width) -> dict:
         layout = "mirror" if mirrored else "single"
     else:
         layout = "mirror" if mirrored else "stripe"
-    if any(not c["ok"] for c in checks if "share" in c["check"]):
+    rotating = any(not c["ok"] for c in checks if "share" in c["check"])
+    if rotating:
         layout = "rotating"         # not raid 0's order (a parity rotation?)
+    members = width * k
+    data = width
+    parity_name = None
+    turn = sorted(ev["round_s"])[len(ev["round_s"]) // 2]     # each copy's round: a turn
+    if layout == "stripe" and width >= 3 and chunk == e1:
+        echo(f"identify: parity (the hole a parity row leaves: queued pairs across "
+             f"chunks j and j + {width})")
+        par = measure_parity(dev, chunk, width, turn, quick, budget)
+        out["parity"] = par
+        for line in parity_table(par):
+            echo(line)
+        if par["layout"] == "raid5-left-symmetric":
+            layout, parity_name, data = "raid5", "left-symmetric", width - 1
+        elif par["layout"] is None:
+            checks.append({"check": "raid 0 or raid 5 (parity test)", "ok": False,
+                           "why": par.get("why", "the two layouts scored the same")})
+    policy = None
+    if mirrored:
+        echo("identify: read policy (batches of consecutive blocks)")
+        pol = measure_policy(dev, k, turn, quick, budget, rng)
+        pol["burst_copies"] = k
+        pol["words"] = policy_words(k, pol["sequential_copies"], k)
+        out["read_policy"] = pol
+        echo(f"identify: a sequential run of {BURST} blocks: "
+             + ", ".join(f"{x:.2f}" for x in pol["sequential_estimates"])
+             + f" copies busy (n - 1 turns over its span); bursts of one block: {k}")
+        policy = pol["words"]
     ev_all = pr.evidence
     agree = min([e["agree"] for e in ev_all] + [ev["agree"]])
     confidence = "high" if agree == 1.0 and all(c["ok"] for c in checks) else (
         "medium" if agree >= 0.6 else "low")
+    if "parity" in out and out["parity"]["layout"]:
+        sc = out["parity"]["score"]
+        if max(sc.values()) < out["parity"]["n"]:       # a call neither layout explains
+            confidence = "medium" if confidence == "high" else confidence
     out["decisions"] = ev_all
     out["checks"] = checks
     out["result"] = {
         "layout": layout, "mirrored": mirrored, "copies": k,
         "chunk_sectors": chunk, "chunk_bytes": chunk * SECTOR if chunk else None,
-        "width": width, "members": width * k,
+        "width": data, "members": members, "parity": parity_name, "read_policy": policy,
         "round_s": sorted(ev["round_s"])[len(ev["round_s"]) // 2], "turn_s": ev["turn_s"],
         "confidence": confidence, "agreement": agree,
     }
@@ -441,6 +631,11 @@ def summary_line(r: dict) -> str:
         if r["mirrored"]:
             what = (f"mirror: {r['copies']} copies, {chunk}{r['width']} set(s), "
                     f"{r['members']} members")
+            if r.get("read_policy"):
+                what += f"; reads: {r['read_policy']}"
+        elif r["layout"] == "raid5":
+            what = (f"raid5 ({r['parity']}, parity rotating): {chunk}{r['members']} members, "
+                    f"{r['width']} data chunks a stripe")
         else:
             what = f"{r['layout']}: {chunk}width {r['width']}"
     return (f"array: {what}; a turn {r['round_s'] * 1e3:.3f} ms; confidence "
