@@ -17,6 +17,7 @@ a path before and after each request, with jitter.
 from __future__ import annotations
 
 import math
+import os
 import random
 
 import pytest
@@ -272,3 +273,56 @@ def test_a_path_that_is_not_a_device(tmp_path):
         ia.measure_array(str(tmp_path / "none"), echo=lambda *_: None)
     assert ia.main([str(tmp_path / "none")]) == 2
 
+
+# -- bad input: clear messages, a non-zero exit, nothing written -----------------------------
+
+def test_the_device_is_opened_read_only(monkeypatch, tmp_path):
+    """Every open identify makes is read-only (no write probe exists)."""
+    from ssa import identify
+    seen = []
+
+    def fake_open(path, flags, *a):
+        seen.append(flags)
+        raise OSError(13, "Permission denied")
+    monkeypatch.setattr(identify.os, "open", fake_open)
+    for call in (lambda: identify.Device(str(tmp_path / "x")),
+                 lambda: ia.BatchDevice(str(tmp_path / "x"))):
+        with pytest.raises(IdentifyError, match="cannot open"):
+            call()
+    assert seen and all(f & (os.O_WRONLY | os.O_RDWR) == 0 for f in seen)
+    assert all(f & os.O_DIRECT for f in seen)
+
+
+class FailingArray(ArrayModel):
+    """An array whose reads fail after ``good`` batches (dm-flakey's down
+    interval, a member gone)."""
+
+    def __init__(self, good, **kw):
+        super().__init__(64, 3, **kw)
+        self.good = good
+
+    def batch(self, sectors):
+        if self.good <= 0:
+            raise IdentifyError(f"/dev/x: read of sector {sectors[0]} failed: Input/output "
+                                "error; a device that returns errors cannot be measured "
+                                "(nothing was written)")
+        self.good -= 1
+        return super().batch(sectors)
+
+
+@pytest.mark.parametrize("good", [0, 5, 40])
+def test_a_device_that_returns_errors(good):
+    with pytest.raises(IdentifyError, match="Input/output error"):
+        ia.measure_array(FailingArray(good), quick=True, budget_s=1e9, echo=lambda *_: None)
+
+
+def test_main_says_read_only_first_and_exits_non_zero(monkeypatch, capsys):
+    from ssa import identify
+
+    def failing(*a, **kw):
+        raise IdentifyError("/dev/x: read of sector 0 failed: Input/output error")
+    monkeypatch.setattr(ia, "measure_array", failing)
+    assert ia.main(["/dev/x", "--quick"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == identify.READ_ONLY.format(device="/dev/x")
+    assert err[-1] == "identify: /dev/x: read of sector 0 failed: Input/output error"

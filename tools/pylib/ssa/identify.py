@@ -57,6 +57,12 @@ BLKSSZGET = 0x1268              # logical block size
 BLKGETSIZE64 = 0x80081272       # size in bytes
 
 
+# said before anything is read: identify has no write probe, and opens the
+# device read-only (a read-only device is measured like any other)
+READ_ONLY = ("identify: {device}: reads only -- opened read-only (O_RDONLY, O_DIRECT); "
+             "nothing is written")
+
+
 class IdentifyError(ValueError):
     """The device cannot be measured, or what it gave does not fit a disk."""
 
@@ -101,7 +107,8 @@ class Device:
             got = os.preadv(self.fd, [self.view[:n]], sector * SECTOR)
         except OSError as e:
             raise IdentifyError(f"{self.path}: read of sector {sector} failed: "
-                                f"{e.strerror}") from e
+                                f"{e.strerror}; a device that returns errors cannot be "
+                                "measured (nothing was written)") from e
         t = time.perf_counter_ns() - t0
         if got != n:
             raise IdentifyError(f"{self.path}: short read at sector {sector}")
@@ -137,7 +144,9 @@ class Device:
         ends["b"] = time.perf_counter_ns()
         th.join()
         if "error" in ends:
-            raise IdentifyError(f"{self.path}: read failed: {ends['error'].strerror}")
+            raise IdentifyError(f"{self.path}: read failed: {ends['error'].strerror}; a "
+                                "device that returns errors cannot be measured (nothing "
+                                "was written)")
         self.reads += 2
         if ends["a"] < issued or ends["b"] <= ends["a"]:
             return math.nan             # not queued behind a, or served first
@@ -482,7 +491,7 @@ class Budget:
 
     def check(self, what: str) -> None:
         if self.left() <= 0:
-            raise IdentifyError(f"the time budget ({self.seconds:.0f} s) ran out during "
+            raise IdentifyError(f"the time budget ({self.seconds:g} s) ran out during "
                                 f"{what}; give a larger --budget or --quick")
 
 
@@ -968,6 +977,7 @@ def main(argv: list[str] | None = None, prog: str = "python3 -m ssa.identify",
     a = p.parse_args(argv)
     a.array = getattr(a, "array", False)
     echo = lambda m: print(m, file=sys.stderr, flush=True)     # noqa: E731
+    echo(READ_ONLY.format(device=a.device))
     try:
         if a.array:
             out = measure_array(a.device, quick=a.quick, budget_s=a.budget, seed=a.seed,

@@ -172,7 +172,9 @@ class BatchDevice:
                 ev = self.events[j]
                 if ev.res != nbytes:
                     raise IdentifyError(f"{self.path}: read of sector {sectors[ev.data]} "
-                                        f"failed: {os.strerror(-ev.res) if ev.res < 0 else 'short'}")
+                                        f"failed: {os.strerror(-ev.res) if ev.res < 0 else 'short'}"
+                                        "; a device that returns errors cannot be measured "
+                                        "(nothing was written)")
                 out.append((int(ev.data), t))
         self.reads += n
         return out
