@@ -232,6 +232,7 @@ def test_striping_fits_coalescing_only():
 
 @pytest.mark.parametrize("geo, msg", [
     ({**FIG7_GEOMETRY, "layout": "rotating"}, "rotating volume"),
+    ({**FIG7_GEOMETRY, "layout": "raid5"}, "raid5 volume"),
     ({**FIG7_GEOMETRY, "layout": "single", "chunk_bytes": None, "width": 1}, "single volume"),
     ({**FIG7_GEOMETRY, "copies": 3}, "3 copies"),
     ({"layout": "mirror", "chunk_bytes": 16384}, "geometry lacks"),

@@ -193,7 +193,7 @@ def array_config(disk: dict, geometry: dict):
         raise PolicyError(f"the geometry lacks {', '.join(missing)}: give the "
                           "results.json of `identify --array DEVICE --out DIR`")
     layout = geometry.get("layout")
-    if layout in ("rotating", "single"):
+    if layout in ("rotating", "raid5", "single"):
         raise PolicyError(f"a {layout} volume: the model describes striping and "
                           "mirrored pairs (raid 0 and raid 1/0)")
     copies = int(geometry.get("copies", 1))
