@@ -648,7 +648,8 @@ def _identify_policies(args: argparse.Namespace, echo) -> dict:
 def _identify(args: argparse.Namespace) -> dict:
     from .identify import READ_ONLY
     echo = lambda m: print(m, file=sys.stderr)             # noqa: E731
-    echo(READ_ONLY.format(device=args.device))
+    if not getattr(args, "destructive", False):     # --destructive says so itself, first
+        echo(READ_ONLY.format(device=args.device))
     if args.policies:
         return _identify_policies(args, echo)
     if args.array:
