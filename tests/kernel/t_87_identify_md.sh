@@ -12,10 +12,12 @@
 # stays on one copy; raid10: it is spread).  Not a sector is written to
 # the array or a member meanwhile (their stat files' counts).
 #
-# identify_bad_input: a device too small (2,048 sectors), one that returns
-# errors (dm-error; dm-flakey over an ssadisk, up 2 s and down 1 s), a
-# budget too short, and a read-only device (which identify measures, as
-# it opens every device read-only), single disk and --array: a non-zero
+# identify_bad_input (clocked: its read-only case measures a disk's turn,
+# which a busy host's delays on plain TCG could spoil): a device too
+# small (2,048 sectors), one that returns errors (dm-error; dm-flakey
+# over an ssadisk, up 2 s and down 1 s), a budget too short, and a
+# read-only device (which identify measures, as it opens every device
+# read-only), single disk and --array: a non-zero
 # exit with the message expected (exit 0 for the read-only one), the
 # read-only notice first, and the backing ramdisks' checksums unchanged
 # (the first 8 MiB of each, all that the 8 MiB devices use).
@@ -182,4 +184,4 @@ PY
 }
 
 register_clocked identify_md identify_md
-register identify_bad_input identify_bad_input
+register_clocked identify_bad_input identify_bad_input
