@@ -86,7 +86,8 @@ PY
 	return $rc
 }
 
-# --format bin: the ring buffer's contents written as they are, decoded
+# --format bin (record's default for a file named neither .csv nor .json):
+# the ring buffer's contents written as they are, decoded
 # afterwards, are the CSV lines a second ssatrace recorded beside it,
 # record for record (sorted, so a record lost or written twice shows), and
 # as many as the requests the status counters saw.  The binary recorder's
@@ -107,8 +108,9 @@ ssatrace_record_bin() {
 		grep -q "tracing dm-ssastripe" "$WORK/csv.err" && break
 		sleep 0.25
 	done
-	ssatrace_start record --format bin -b 16 -o "$WORK/rec.bin" ||
-		{ fail "ssatrace --format bin did not start"; stop_tracer "$pid_csv" ssatrace; return 1; }
+	# no --format: binary, for a file named neither .csv nor .json
+	ssatrace_start record -b 16 -o "$WORK/rec.trace" ||
+		{ fail "ssatrace (binary) did not start"; stop_tracer "$pid_csv" ssatrace; return 1; }
 	(cd "$WORK" && fio --name=s --filename=/dev/mapper/ssat-s --direct=1 --ioengine=libaio \
 		--rw=randrw --bssplit=4k/60:32k/20:64k/20 --iodepth=4 --number_ios=1500 \
 		--output="$WORK/fio.out") || { fail "fio failed"; rc=1; }
@@ -119,7 +121,7 @@ ssatrace_record_bin() {
 	cat "$WORK/ssatrace.err" "$WORK/csv.err"
 	grep -q " 0 lost" "$WORK/ssatrace.err" && grep -q " 0 lost" "$WORK/csv.err" ||
 		{ fail "records were lost"; rc=1; }
-	"$SSATRACE" decode "$WORK/rec.bin" -o "$WORK/dec.csv" 2> "$WORK/dec.err" ||
+	"$SSATRACE" decode "$WORK/rec.trace" -o "$WORK/dec.csv" 2> "$WORK/dec.err" ||
 		{ cat "$WORK/dec.err"; fail "decode failed"; rc=1; }
 	cat "$WORK/dec.err"
 	n=$(($(wc -l < "$WORK/rec.csv") - 1))
@@ -130,11 +132,11 @@ ssatrace_record_bin() {
 		{ fail "decode did not count $requests records"; rc=1; }
 	expect_eq "decoded records = CSV records" "$(sort "$WORK/dec.csv" | sha256sum)" \
 		"$(sort "$WORK/rec.csv" | sha256sum)" || rc=1
-	bytes=$(stat -c %s "$WORK/rec.bin")
+	bytes=$(stat -c %s "$WORK/rec.trace")
 	info "$bytes bytes of records through a 16 KiB ring buffer"
 	[ "$bytes" -gt $((10 * 16384)) ] ||
 		{ fail "the ring buffer did not wrap around ten times ($bytes bytes)"; rc=1; }
-	head -c $((bytes - 10)) "$WORK/rec.bin" > "$WORK/cut.bin"
+	head -c $((bytes - 10)) "$WORK/rec.trace" > "$WORK/cut.bin"
 	"$SSATRACE" decode "$WORK/cut.bin" -o /dev/null 2> "$WORK/cut.err" &&
 		{ fail "a file cut short decoded without an error"; rc=1; }
 	grep -q "cut short after $((n - 1)) records" "$WORK/cut.err" ||
@@ -213,7 +215,12 @@ ssatrace_filters() {
 	load; sleep 0.5; ssatrace_stop
 	expect_eq "records slower than 100 ms" "$(tail -n +2 "$WORK/m.csv" | wc -l)" 0 || rc=1
 	# records that cannot be written end the run with an error and a reason
-	ssatrace_start record -o /dev/full || return 1
+	# (binary, the default for a file not named .csv: at its header)
+	"$SSATRACE" record -o /dev/full -d 5 2> "$WORK/full.err" &&
+		{ fail "ssatrace record -o /dev/full (binary) exited 0"; rc=1; }
+	grep -q "writing the records failed: No space left on device" "$WORK/full.err" ||
+		{ cat "$WORK/full.err"; fail "no write error reported for binary /dev/full"; rc=1; }
+	ssatrace_start record -f csv -o /dev/full || return 1
 	load
 	local i st
 	for i in $(seq 40); do kill -0 $SSAT_PID 2>/dev/null || break; sleep 0.25; done

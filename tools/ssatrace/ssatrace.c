@@ -72,6 +72,7 @@ _Static_assert(sizeof(struct ssa_trace_req) + SSA_TRACE_MAX_SLOTS *
 static struct env {
 	enum mode mode;
 	enum format format;
+	bool format_set;	/* --format given; else record picks by -o's name */
 	const char *output;
 	const char *input;	/* decode */
 	const char *device;
@@ -84,7 +85,7 @@ static struct env {
 	long buffer_kib;
 } env = { .op = -1, .interval = 0 };
 
-const char *argp_program_version = "ssatrace 1.5";
+const char *argp_program_version = "ssatrace 1.6";
 static const char doc[] =
 "Follow dm-ssastripe requests from fork to join.\n"
 "\n"
@@ -99,13 +100,15 @@ static const char doc[] =
 "    ssatrace record -m 10000                # only requests slower than 10 ms\n"
 "    ssatrace record --disk -o run.csv       # plus when each ssadisk member\n"
 "                                            # began serving each child\n"
-"    ssatrace record -f bin -o run.bin       # cheapest on a busy CPU, then\n"
-"    ssatrace decode run.bin -o run.csv      # the same CSV, afterwards\n";
+"    ssatrace record -o run.trace            # binary (not .csv/.json): the\n"
+"                                            # cheapest on a busy CPU, then\n"
+"    ssatrace decode run.trace -o run.csv    # the same CSV, afterwards\n";
 
 static const struct argp_option opts[] = {
 	{ "output", 'o', "FILE", 0, "record: write records to FILE (default stdout)", 0 },
-	{ "format", 'f', "FMT", 0, "record: csv (default), json (JSON lines) or bin (raw "
-	  "records, for decode); decode: csv or json", 0 },
+	{ "format", 'f', "FMT", 0, "record: csv, json (JSON lines) or bin (the ring "
+	  "buffer's records, for decode); default: csv to stdout or a FILE named .csv, "
+	  "json to a FILE named .json, else bin; decode: csv (default) or json", 0 },
 	{ "buffer", 'b', "KIB", 0, "record: ring buffer size in KiB, a power of two "
 	  "(default 16384); records that find it full are counted lost", 0 },
 	{ "interval", 'i', "SECONDS", 0, "hist: print every SECONDS (default: at the end)", 0 },
@@ -142,6 +145,28 @@ static long ringbuf_min_kib(void)
 	return kib;
 }
 
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+/*
+ * record's format when --format is not given: text where it is read as it
+ * comes (stdout, a file named .csv or .json), else the binary stretches
+ * of the ring buffer (the cheapest for the CPU doing the I/O; ssatrace
+ * decode makes the CSV afterwards).
+ */
+static enum format record_format(const char *output)
+{
+	if (!output || !strcmp(output, "-") || ends_with(output, ".csv"))
+		return FMT_CSV;
+	if (ends_with(output, ".json") || ends_with(output, ".jsonl"))
+		return FMT_JSON;
+	return FMT_BIN;
+}
+
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
 {
 	int i;
@@ -154,6 +179,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env.output = arg;
 		break;
 	case 'f':
+		env.format_set = true;
 		if (!strcmp(arg, "csv"))
 			env.format = FMT_CSV;
 		else if (!strcmp(arg, "json"))
@@ -226,6 +252,8 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 					   "(filter when recording)");
 			break;
 		}
+		if (env.mode == MODE_RECORD && !env.format_set)
+			env.format = record_format(env.output);
 		/* hist has no per-child disk times to show: do not link for nothing */
 		if (env.disk && env.mode != MODE_RECORD)
 			argp_error(state, "--disk is for record mode");
