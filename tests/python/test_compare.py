@@ -289,7 +289,7 @@ SSADISK = ("0 131072 ssadisk 1:{i} 0 36 mode stochastic cylinders 1200 heads 16 
            "read_ahead 0 hit_time 0ns queue_limit 0 time_scale {ts} seed {i}")
 
 
-def tables_text(layout="raid5", n=4, opts="4 sync before_service queue_depth 1",
+def tables_text(layout="raid5", n=4, opts="6 sync before_service queue_depth 1 write_method rmw",
                 ls=True, ts="1.000", old_ls=False, extra=""):
     lines = [f"d{i}: " + SSADISK.format(i=i, ts=ts) for i in range(n)]
     members = " ".join(f"254:{i} 0" for i in range(n))
@@ -306,7 +306,9 @@ def test_parse_tables_finds_the_volume_and_its_ssadisks():
     v = compare.find_volume(t)
     assert (v.name, v.layout, v.chunk_sectors, len(v.members)) == ("vol", "raid5", 8, 4)
     assert v.parity and v.sync == "before_service" and v.queue_depth == 1
-    assert v.priority == "on" and v.write_method == "auto"          # defaults
+    assert v.priority == "on" and v.write_method == "rmw"           # priority: default
+    v = compare.find_volume(compare.parse_tables(tables_text(opts="2 queue_depth 1")))
+    assert v.write_method == "auto" and v.sync == "before_service"  # defaults
     assert v.member_names == ("d0", "d1", "d2", "d3")
     d = v.member_disks[0]
     assert (d.mode, d.cylinders, d.block_size) == ("stochastic", 1200, 4096)
@@ -400,6 +402,10 @@ def test_choose_model_warnings_and_defaults():
     s = compare.choose_model("forkjoin", _given(), v)
     assert any("queue_depth 0" in w for w in s.warnings)
     assert any("--model forkjoin on vol" in w for w in s.warnings)
+    # write_method auto on 4 members: rcw within a chunk, said so
+    v = compare.find_volume(compare.parse_tables(tables_text(opts="2 queue_depth 1")))
+    s = compare.choose_model("raid5", _given(chunk_kb=4), v)
+    assert [w for w in s.warnings if "write_method auto on 4 members" in w]
 
 
 def raid5_like(path, lam, n, members=4, p_read=0.5, seed=11, comm="fio"):

@@ -884,4 +884,10 @@ def choose_model(requested: str, given: dict, volume: Volume | None = None,
         if volume.parity and volume.write_method == "rcw" and model in PARITY_LAYOUTS:
             warnings.append(f"{volume.name} has write_method rcw: seed 002's model is "
                             "read-modify-write")
+        elif (volume.parity and volume.write_method == "auto" and len(volume.members) <= 4
+              and model in PARITY_LAYOUTS):
+            # auto takes rcw where it reads no more than rmw (target 1.17.0 on)
+            warnings.append(f"{volume.name} has write_method auto on {len(volume.members)} "
+                            "members: a write within one chunk is reconstruct-write; seed "
+                            "002's model is read-modify-write (say write_method rmw)")
     return ModelSetup(model, reason, params, sources, tuple(warnings), volume)
