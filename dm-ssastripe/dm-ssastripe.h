@@ -61,6 +61,8 @@ enum ssa_read_policy {
 	SSA_READ_SPLIT,		/* every copy of the set transfers a share */
 	SSA_READ_NEAREST,	/* the copy whose last sector is nearest */
 	SSA_READ_ROUND_ROBIN,
+	/* queue, but a large piece on a set whose copies are idle is split */
+	SSA_READ_ADAPTIVE,
 	SSA_NR_READ_POLICIES,
 };
 

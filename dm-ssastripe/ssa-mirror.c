@@ -16,8 +16,10 @@
  *    completed all of its children; the copies that failed are marked and
  *    take no more I/O.
  *  - Reads go to one copy chosen by the read policy, or with "split" to
- *    every readable copy, each taking a share.  A read child that fails is
- *    retried, from a work item, on a copy it has not tried yet.
+ *    every readable copy, each taking a share ("adaptive": a piece of more
+ *    than a chunk whose set is idle is divided, the rest go as "queue").
+ *    A read child that fails is retried, from a work item, on a copy it
+ *    has not tried yet.
  *
  * Rebuild: a copy named by "rebuild <m>" in the table is written by user
  * writes from the start, read only below the rebuild cursor, and filled in
@@ -125,7 +127,7 @@ static int ssa_choose(struct ssa_ctx *sc, u32 set, u64 ms, u64 me,
 
 	/*
 	 * Ties (and split's pieces too small to divide) go round robin;
-	 * under "queue" a copy on which the read continues a sequential
+	 * under "queue" and "adaptive" a copy on which the read continues a sequential
 	 * stream (its last child ended at @ms) wins a tie first, so that one
 	 * stream stays on one copy, as md's raid1 keeps it.
 	 */
@@ -144,6 +146,7 @@ static int ssa_choose(struct ssa_ctx *sc, u32 set, u64 ms, u64 me,
 		mb = &sc->members[m];
 		switch (policy) {
 		case SSA_READ_QUEUE:
+		case SSA_READ_ADAPTIVE:
 			v = (u64)atomic_read(&mb->outstanding) << 1 |
 			    (READ_ONCE(mb->head) != ms);
 			break;
@@ -208,7 +211,35 @@ struct ssa_fork_pass {
 	bool issue;
 	bool from_map;
 	u32 count;
+	unsigned int policy;	/* the read policy, read once per request */
+	u64 divide;		/* "adaptive": sets whose piece is divided */
 };
+
+/*
+ * Whether "adaptive" divides a read piece of @len sectors at member sector
+ * @ms of @set among its copies: when it spans more than a chunk (md's
+ * raid10 spreads a request over the copies at chunk size) and every
+ * readable copy of the set is idle.  An idle set has no queue to shorten,
+ * so dividing the transfer is what shortens the read; a busy one keeps
+ * "queue"'s choice, one copy per piece, since dividing there only adds
+ * positioning work to disks that are already in demand.
+ */
+static bool ssa_adaptive_divides(struct ssa_ctx *sc, u32 set, u64 ms, u64 len)
+{
+	unsigned int k, m, idle = 0;
+
+	if (len <= sc->geom.chunk)
+		return false;
+	for (k = 0; k < sc->copies; k++) {
+		m = ssa_mirror_member(set, sc->copies, k);
+		if (!ssa_copy_readable(sc, m, ms + len))
+			continue;
+		if (atomic_read(&sc->members[m].outstanding))
+			return false;
+		idle++;
+	}
+	return idle > 1;
+}
 
 /*
  * Issue one child on member @m: sectors [off, off + len) of @src (the
@@ -280,8 +311,17 @@ static void ssa_mirror_piece(struct ssa_ctx *sc, struct ssa_io *io,
 		goto out;
 	}
 
+	/*
+	 * "adaptive" decides while counting, and the issuing pass follows
+	 * that decision: the copies' queues may have moved in between.
+	 */
+	if (w->policy == SSA_READ_ADAPTIVE && !w->issue &&
+	    ssa_adaptive_divides(sc, set, ms, len))
+		w->divide |= BIT_ULL(set);
+
 	/* (not where the copies may differ: one copy serves it, ssa_choose()) */
-	if (READ_ONCE(sc->read_policy) == SSA_READ_SPLIT &&
+	if ((w->policy == SSA_READ_SPLIT ||
+	     (w->policy == SSA_READ_ADAPTIVE && (w->divide & BIT_ULL(set)))) &&
 	    !ssa_mirror_unsynced(sc, ms, ms + len)) {
 		for (k = 0; k < copies; k++) {
 			m = ssa_mirror_member(set, copies, k);
@@ -404,7 +444,11 @@ void ssa_mirror_fork(struct ssa_ctx *sc, struct ssa_io *io,
 		     struct bio *parent, u8 op, u64 start, u64 end,
 		     bool from_map)
 {
-	struct ssa_fork_pass w = { .issue = false, .from_map = from_map };
+	struct ssa_fork_pass w = {
+		.issue = false,
+		.from_map = from_map,
+		.policy = READ_ONCE(sc->read_policy),
+	};
 	unsigned int m;
 
 	io->issued = 0;

@@ -30,6 +30,7 @@ static const char *const ssa_policies[] = {
 	[SSA_READ_SPLIT] = "split",
 	[SSA_READ_NEAREST] = "nearest",
 	[SSA_READ_ROUND_ROBIN] = "round_robin",
+	[SSA_READ_ADAPTIVE] = "adaptive",
 	NULL
 };
 
@@ -99,10 +100,12 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 	},
 	[SSA_OPT_READ_POLICY] = {
 		.name = "read_policy",
-		.range = { 0, SSA_NR_READ_POLICIES - 1,
-			   "Invalid read_policy: expected queue, split, nearest or round_robin" },
+		.range = {
+			0, SSA_NR_READ_POLICIES - 1,
+			"Invalid read_policy: expected adaptive, queue, split, nearest or round_robin",
+		},
 		.words = ssa_policies,
-		.def = SSA_READ_QUEUE,
+		.def = SSA_READ_ADAPTIVE,
 		.only = SSA_ONLY_MIRROR,
 	},
 	[SSA_OPT_REBUILD_RATE] = {

@@ -531,7 +531,7 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
 /*
  * dmsetup message <dev> 0 queue_depth <D>
  * dmsetup message <dev> 0 priority on|off
- * dmsetup message <dev> 0 read_policy queue|split|nearest|round_robin
+ * dmsetup message <dev> 0 read_policy adaptive|queue|split|nearest|round_robin
  * dmsetup message <dev> 0 rebuild_rate <KiB/s>
  * dmsetup message <dev> 0 sync before_service|after_service
  * dmsetup message <dev> 0 write_method auto|rmw|rcw
@@ -653,7 +653,7 @@ static void ssa_resume(struct dm_target *ti)
 
 static struct target_type ssa_target = {
 	.name = "ssastripe",
-	.version = { 1, 17, 0 },
+	.version = { 1, 18, 0 },
 	.module = THIS_MODULE,
 	.ctr = ssa_ctr,
 	.dtr = ssa_dtr,

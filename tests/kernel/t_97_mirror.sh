@@ -65,7 +65,7 @@ mirror_verify() {
 # policy x {RAID 1 K = 2, 3; RAID 1/0 4 members K = 2, 6 members K = 3}
 # x coalescing on and off.
 if [ "$FULL" = 1 ]; then
-	for _p in queue split nearest round_robin; do
+	for _p in adaptive queue split nearest round_robin; do
 		for _s in "raid1_k2 2 2 128" "raid1_k3 3 3 128" "raid10_n4_k2 4 2 16" "raid10_n6_k3 6 3 8"; do
 			read -r _name _n _k _c <<< "$_s"
 			register "mirror_verify_${_name}_${_p}" mirror_verify "$_n" "$_k" "$_c" "$_p" 1
@@ -74,7 +74,7 @@ if [ "$FULL" = 1 ]; then
 	done
 	unset _s _name _n _k _c
 else
-	for _p in queue split nearest round_robin; do
+	for _p in adaptive queue split nearest round_robin; do
 		register "mirror_verify_raid1_k2_$_p" mirror_verify 2 2 128 "$_p" 1
 		register "mirror_verify_raid10_n6_k3_$_p" mirror_verify 6 3 16 "$_p" 1
 	done
@@ -119,12 +119,12 @@ mirror_children() {
 	d=$(delta ssat-v cr dread $v $((64 << 10)) 0)
 	local sum
 	sum=$(( ${d// /+} ))
-	expect_eq "64 KiB read, coalesce 0, queue: one child per chunk" "$sum" 16 || rc=1
+	expect_eq "64 KiB read, coalesce 0, adaptive: one child per chunk" "$sum" 16 || rc=1
 
 	# the status tail and the table round trip
 	local st
 	st=$(dmsetup status ssat-v)
-	expect_eq "status tail" "$(awk '{print $(NF-4), $(NF-3), $(NF-2), $(NF-1), $NF}' <<< "$st")" "2 queue idle 8192/8192 0" || rc=1
+	expect_eq "status tail" "$(awk '{print $(NF-4), $(NF-3), $(NF-2), $(NF-1), $NF}' <<< "$st")" "2 adaptive idle 8192/8192 0" || rc=1
 	expect_eq "table" "$(dmsetup table ssat-v | cut -d' ' -f4-6,15-)" "mirror 8 4 2 coalesce 0" || rc=1
 	vol_remove ssat-v
 	return $rc
@@ -238,6 +238,62 @@ mirror_queue_policy() {
 	return $rc
 }
 register mirror_queue_policy mirror_queue_policy
+
+# The default read policy, adaptive, spreads one sequential stream over
+# every copy, as md's raid10 does.  RAID 1/0: 4 members, 2 sets, 64 KiB
+# chunks, no options; 1 MiB reads one at a time.  Each read's piece on a
+# set (512 KiB, coalesced) finds both copies idle and is divided, 256 KiB
+# from each: every member serves one child of 512 sectors per read.  Under
+# read_policy queue the same stream stays on one copy of each set.  Small
+# random reads, 8 deep, are never divided (one child per read), and what
+# 1 MiB writes put down reads back through the divided path intact (fio
+# verify=crc32c, one 1 MiB read at a time).
+mirror_adaptive_read() {	# the reads of mirror_adaptive
+	case $1 in
+	stream) dd if=/dev/mapper/ssat-v of=/dev/null bs=1M count="$2" iflag=direct status=none ;;
+	random) fio --name=r --filename=/dev/mapper/ssat-v --direct=1 --ioengine=libaio \
+			--rw=randread --bs=4k --iodepth=8 --number_ios="$2" --randseed=7 \
+			--output="$WORK/fio-r.out" >/dev/null 2>&1 ;;
+	esac
+}
+mirror_adaptive() {
+	local v=/dev/mapper/ssat-v rc=0 n=32 d r0 set
+	local -a c
+	mkdir -p "$WORK"
+	vol_create ssat-v 65536 mirror 128 "$(ram_members 4)" || return 1
+	expect_eq "default read_policy" "$(dmsetup status ssat-v | awk '{print $(NF-3)}')" adaptive || rc=1
+	fio --name=w --filename=$v --direct=1 --ioengine=psync --rw=write --bs=1m --size=32m \
+		--verify=crc32c --verify_fatal=1 --output="$WORK/fio.out" >/dev/null 2>&1 ||
+		{ fail "fio (write, read back, verify) failed"; rc=1; }
+	fio_clean "$WORK/fio.out" || { fail "fio verify reported an error"; rc=1; }
+
+	d=$(delta ssat-v cr mirror_adaptive_read stream $n)
+	expect_eq "1 MiB stream, adaptive: read children per member" "$d" "$n $n $n $n" || rc=1
+	d=$(delta ssat-v sr mirror_adaptive_read stream $n)
+	expect_eq "1 MiB stream, adaptive: sectors per member" "$d" \
+		"$((n * 512)) $((n * 512)) $((n * 512)) $((n * 512))" || rc=1
+
+	dmsetup message ssat-v 0 read_policy queue || rc=1
+	d=$(delta ssat-v cr mirror_adaptive_read stream $n)
+	info "1 MiB stream, queue: read children per member $d"
+	read -ra c <<< "$d"
+	for set in 0 1; do
+		[ $((c[2 * set] + c[2 * set + 1])) -eq $n ] &&
+			{ [ "${c[2 * set]}" -le 1 ] || [ "${c[2 * set + 1]}" -le 1 ]; } ||
+			{ fail "queue: set $set's piece of the stream was divided or moved ($d)"; rc=1; }
+	done
+
+	dmsetup message ssat-v 0 read_policy adaptive || rc=1
+	r0=$(vstat ssat-v req_r)
+	d=$(delta ssat-v cr mirror_adaptive_read random 2000)
+	fio_clean "$WORK/fio-r.out" || { fail "fio (random reads) reported an error"; rc=1; }
+	expect_eq "4 KiB random reads, adaptive: children per read" \
+		"$(( ${d// /+} ))" "$(($(vstat ssat-v req_r) - r0))" || rc=1
+	info "4 KiB random reads, adaptive: read children per member $d"
+	vol_remove ssat-v
+	return $rc
+}
+register mirror_adaptive mirror_adaptive
 
 # fio verify while a member fails: random writes, each block read back and
 # checked soon after it was written (verify_backlog).  The load is not
