@@ -366,8 +366,9 @@ jq_dev() {
 ssatrace_parity() {
 	local rc=0 m dh=0 dl=0
 	ssat_ready || return $KSFT_SKIP
-	vol_create ssat-p $((3 * 16384)) raid5 16 "$(ram_members 4)" 2 initial_sync off ||
-		return 1
+	# write_method rmw: on four members auto takes rcw on a tie (1.17.0)
+	vol_create ssat-p $((3 * 16384)) raid5 16 "$(ram_members 4)" 4 initial_sync off \
+		write_method rmw || return 1
 	local -a h0 l0
 	for m in 0 1 2 3; do h0+=("$(mstat ssat-p $m dhigh)"); l0+=("$(mstat ssat-p $m dlow)"); done
 	ssatrace_start record --format json -D ssat-p -o "$WORK/p.json" || return 1

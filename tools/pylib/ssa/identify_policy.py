@@ -468,7 +468,7 @@ def identify_write_limit(dev: str, disk: dict, geometry: dict, units: list[int] 
         cache = measure_cache(dev, cfg)
     chunk = int(geometry["chunk_bytes"])
     w = int(geometry["width"])
-    units = units or [1, w, 2 * w, 3 * w, 6 * w]
+    units = units or [1, w, 2 * w, 3 * w]
     if measure is None:
         def measure(u, m):
             return closed_writes(dev, u, chunk, m, requests, warmup)
@@ -589,7 +589,7 @@ def main(argv: list[str] | None = None, prog: str = "python3 -m ssa.identify_pol
                     help="also the write-back limit, by random writes that DESTROY the "
                          "device's data")
     ap.add_argument("--write-units", help="--destructive: write sizes in chunks "
-                                          "(default 1 and 1, 2, 3, 6 stripes)")
+                                          "(default 1 and 1, 2, 3 stripes)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     echo = lambda m: print(m, file=sys.stderr)             # noqa: E731
