@@ -326,3 +326,22 @@ def test_main_says_read_only_first_and_exits_non_zero(monkeypatch, capsys):
     err = capsys.readouterr().err.splitlines()
     assert err[0] == identify.READ_ONLY.format(device="/dev/x")
     assert err[-1] == "identify: /dev/x: read of sector 0 failed: Input/output error"
+
+
+def test_a_batch_that_completes_at_once_is_not_a_crash():
+    """All of a sequential batch's reads completing at one instant (merged,
+    or answered from a cache) gives an infinite estimate: the read policy
+    then says as many copies as there are (it raised OverflowError)."""
+    import random as _r
+
+    from ssa import identify_array as ia
+
+    class AtOnce:
+        unit, sectors = 8, 1 << 20
+
+        def batch(self, starts):
+            return [(s, 0.001) for s in starts]
+
+    out = ia.measure_policy(AtOnce(), 2, 0.006, True, ia.Budget(60), _r.Random(1))
+    assert out["sequential_copies"] == 2
+    assert out["sequential_estimates"] == [None, None, None]

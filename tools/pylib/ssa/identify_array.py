@@ -478,8 +478,12 @@ def measure_policy(dev, copies: int, turn: float, quick: bool, budget: Budget,
         s = rng.randrange(dev.sectors // u - BURST) * u
         done = dev.batch([s + i * u for i in range(BURST)])
         est.append(servers_from_span([t for _, t in done], turn))
-    seq = min(copies, max(1, round(sorted(est)[len(est) // 2])))
-    return {"sequential_estimates": est, "sequential_copies": seq}
+    med = sorted(est)[len(est) // 2]
+    # a batch that completed all at once (merged on its way, or answered
+    # from a cache) spans nothing: as many copies as there are, not a crash
+    seq = copies if not math.isfinite(med) else min(copies, max(1, round(med)))
+    return {"sequential_estimates": [e if math.isfinite(e) else None for e in est],
+            "sequential_copies": seq}
 
 
 def policy_words(burst_copies: int, seq_copies: int, copies: int) -> str:
