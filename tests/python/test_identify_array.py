@@ -345,3 +345,8 @@ def test_a_batch_that_completes_at_once_is_not_a_crash():
     out = ia.measure_policy(AtOnce(), 2, 0.006, True, ia.Budget(60), _r.Random(1))
     assert out["sequential_copies"] == 2
     assert out["sequential_estimates"] == [None, None, None]
+    # and its progress line says so (it once raised TypeError on None)
+    line = ia.sequential_line(out, 2)
+    assert "at once, at once, at once copies busy" in line
+    assert ia.sequential_line({"sequential_estimates": [0.99, None]}, 2).startswith(
+        "identify: a sequential run of 12 blocks: 0.99, at once")

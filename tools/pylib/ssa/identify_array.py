@@ -486,6 +486,15 @@ def measure_policy(dev, copies: int, turn: float, quick: bool, budget: Budget,
             "sequential_copies": seq}
 
 
+def sequential_line(pol: dict, burst_copies: int) -> str:
+    """The read-policy probe's progress line (a batch that completed all
+    at once has no estimate: "at once")."""
+    est = ", ".join("at once" if x is None else f"{x:.2f}"
+                    for x in pol["sequential_estimates"])
+    return (f"identify: a sequential run of {BURST} blocks: {est} copies busy (n - 1 "
+            f"turns over its span); bursts of one block: {burst_copies}")
+
+
 def policy_words(burst_copies: int, seq_copies: int, copies: int) -> str:
     one = ("concurrent reads of one block go to every copy (the copy with the fewest "
            "outstanding, or in turn)" if burst_copies == copies else
@@ -601,9 +610,7 @@ def _measure(dev, quick, budget_s, echo, seed, max_width) -> dict:
         pol["burst_copies"] = k
         pol["words"] = policy_words(k, pol["sequential_copies"], k)
         out["read_policy"] = pol
-        echo(f"identify: a sequential run of {BURST} blocks: "
-             + ", ".join(f"{x:.2f}" for x in pol["sequential_estimates"])
-             + f" copies busy (n - 1 turns over its span); bursts of one block: {k}")
+        echo(sequential_line(pol, k))
         policy = pol["words"]
     ev_all = pr.evidence
     agree = min([e["agree"] for e in ev_all] + [ev["agree"]])
