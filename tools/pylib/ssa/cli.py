@@ -695,22 +695,8 @@ def _identify_parser(sub, jsonp) -> None:
                     help="an array's coalescing and mirror balancing by seed 001's "
                          "method: closed-loop reads beside each version of the array "
                          "model (needs --disk; reads only)")
-    pi.add_argument("--disk", metavar="FILE",
-                    help="--policies: results.json of `identify MEMBER --out DIR`")
-    pi.add_argument("--geometry", metavar="FILE",
-                    help="--policies: results.json of `identify --array DEVICE --out DIR` "
-                         "(default: measured first)")
-    pi.add_argument("--units", metavar="LIST",
-                    help="--policies: request sizes in chunks (default 2, 4, 8 a set)")
-    pi.add_argument("--destructive", action="store_true",
-                    help="--policies: also the write-back limit, by random writes that "
-                         "DESTROY the device's data")
-    pi.add_argument("--write-units", metavar="LIST",
-                    help="--policies --destructive: write sizes in chunks")
-    pi.add_argument("--mpl", default="1,2,4,8", metavar="LIST",
-                    help="--policies: closed-loop clients (default 1,2,4,8)")
-    pi.add_argument("--requests", type=int, default=200, metavar="N",
-                    help="--policies: measured reads a point (default 200)")
+    from .identify_policy import add_policy_arguments
+    add_policy_arguments(pi)
     pi.add_argument("--budget", type=float, default=600.0, metavar="S",
                     help="stop with an error after S seconds (default 600)")
     pi.add_argument("--out", metavar="DIR", default=None,

@@ -565,6 +565,29 @@ def int_list(text: str, what: str) -> list[int]:
                           f"{text!r}") from None
 
 
+def add_policy_arguments(ap, disk_required: bool = False) -> None:
+    """The options of identify --policies, for this module's command line
+    and tools/ssa identify's alike."""
+    ap.add_argument("--disk", required=disk_required, metavar="FILE",
+                    help="--policies: results.json of `identify MEMBER --out DIR` "
+                         "for one member disk")
+    ap.add_argument("--geometry", metavar="FILE",
+                    help="--policies: results.json of `identify --array DEVICE --out DIR` "
+                         "(default: measured first)")
+    ap.add_argument("--units", metavar="LIST",
+                    help="--policies: request sizes in chunks (default 2, 4, 8 a set)")
+    ap.add_argument("--mpl", default="1,2,4,8", metavar="LIST",
+                    help="--policies: closed-loop clients (default 1,2,4,8)")
+    ap.add_argument("--requests", type=int, default=200, metavar="N",
+                    help="--policies: measured reads a point (default 200)")
+    ap.add_argument("--destructive", action="store_true",
+                    help="--policies: also the write-back limit, by random writes that "
+                         "DESTROY the device's data")
+    ap.add_argument("--write-units", metavar="LIST",
+                    help="--destructive: write sizes in chunks (default 1 and 1, 2, 3 "
+                         "stripes)")
+
+
 def main(argv: list[str] | None = None, prog: str = "python3 -m ssa.identify_policy") -> int:
     import argparse
     import json
@@ -574,22 +597,9 @@ def main(argv: list[str] | None = None, prog: str = "python3 -m ssa.identify_pol
         "method: closed-loop reads of the device beside each version of the array model. "
         "Reads only.")
     ap.add_argument("device")
-    ap.add_argument("--disk", required=True, metavar="FILE",
-                    help="results.json of `identify MEMBER --out DIR` for one member disk")
-    ap.add_argument("--geometry", metavar="FILE",
-                    help="results.json of `identify --array DEVICE --out DIR` "
-                         "(default: measured now)")
-    ap.add_argument("--units", help="request sizes in chunks, comma-separated "
-                                    "(default: 2, 4 and 8 a set)")
-    ap.add_argument("--mpl", default="1,2,4,8", help="closed-loop clients (default 1,2,4,8)")
-    ap.add_argument("--requests", type=int, default=200, help="measured reads a point")
+    add_policy_arguments(ap, disk_required=True)
     ap.add_argument("--out", metavar="DIR", help="write results.json and report.md there")
     ap.add_argument("--quick", action="store_true", help="the geometry by --array --quick")
-    ap.add_argument("--destructive", action="store_true",
-                    help="also the write-back limit, by random writes that DESTROY the "
-                         "device's data")
-    ap.add_argument("--write-units", help="--destructive: write sizes in chunks "
-                                          "(default 1 and 1, 2, 3 stripes)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     echo = lambda m: print(m, file=sys.stderr)             # noqa: E731
