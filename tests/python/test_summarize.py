@@ -35,3 +35,17 @@ def test_failure_carries_its_diagnostics(tmp_path):
     assert lines[at + 1] == "#     WARNING: CPU: 0 PID: 7 at foo.c:12 bar+0x1"
     assert lines[at + 2] == "#     second line"
     assert lines[at + 3] == "2 passed, 1 failed, 0 skipped"
+
+
+def test_failure_reason_comes_before_the_noise(tmp_path):
+    # a long log tail: the line that says why is shown even when it comes
+    # after more than DIAG_LINES lines of chatter
+    noise = "".join(f"# chatter {k}\n" for k in range(20))
+    text = ("1..1\nnot ok 1 hidden\n" + noise +
+            "# # draw 3: chunk 40 -> chunk 48: WRONG\n# FAIL: not recovered\n")
+    rc, lines = _run(tmp_path, text)
+    assert rc == 1
+    at = lines.index("#   not ok: hidden")
+    assert lines[at + 1] == "#     # draw 3: chunk 40 -> chunk 48: WRONG"
+    assert lines[at + 2] == "#     FAIL: not recovered"
+    assert lines[at + 3] == "#     chatter 0"
