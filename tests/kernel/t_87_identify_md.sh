@@ -3,7 +3,9 @@
 # worked example: md"), and identify's refusals (bad input).
 #
 # identify_md (clocked): md raid1 over 2, raid10 near2 (64 KiB chunks) over
-# 4 and raid5 left-symmetric (128 KiB chunks) over 4 ssadisk members
+# 4 and raid5 left-symmetric (128 KiB chunks) over 4 ssadisk members, by
+# mdadm, and that raid5 again as a dm-raid table (raid5_ls, nosync,
+# metadata devices on /dev/ram4)
 # (preset ssa1999 at 10,000 rpm, random spindle phases; mdadm
 # --assume-clean, no bitmap), each measured by ssa.identify_array's
 # --quick told only /dev/md87: the layout, copies, chunk, width and
@@ -30,10 +32,16 @@ identify_md() {
 	modprobe raid1 && modprobe raid10 && modprobe raid456 ||
 		{ skip "no md raid modules"; return; }
 	mkdir -p "$WORK" /run/mdadm
+	modprobe dm-raid 2>/dev/null
+	# dm-raid's metadata devices: 4 MiB each of /dev/ram4, zeroed (a fresh
+	# superblock)
+	dd if=/dev/zero of=/dev/ram4 bs=1M count=16 oflag=direct status=none
 	for ((j = 0; j < 4; j++)); do
 		dd if=/dev/zero of=/dev/ram$j bs=1M count=1 oflag=direct status=none
 		dmsetup create ssat-imd$j --table "0 131072 ssadisk /dev/ram$j 0 4 $IMD_DISK" ||
 			{ fail "member $j refused"; rc=1; }
+		dmsetup create ssat-imeta$j --table "0 8192 linear /dev/ram4 $((j * 8192))" ||
+			{ fail "metadata device $j refused"; rc=1; }
 	done
 	[ $rc = 0 ] && info "members rotational: $(cat /sys/block/dm-$(dmsetup info -c \
 		--noheadings -o minor ssat-imd0 | tr -d ' ')/queue/rotational) (0: md balances them by pending reads)"
@@ -44,17 +52,42 @@ identify_md() {
 import json, os, subprocess, sys, time
 from ssa import identify_array as ia
 work = sys.argv[1]
-arrays = {          # mdadm options, members, what identify must say
+RAID5 = {"layout": "raid5", "copies": 1, "chunk_sectors": 256, "width": 3,
+         "members": 4, "parity": "left-symmetric", "sequential": None}
+arrays = {          # mdadm options (or a dm-raid table), members, what identify must say
     "raid1": (["--level=1"], 2,
               {"layout": "mirror", "copies": 2, "chunk_sectors": None, "width": 1,
                "members": 2, "parity": None, "sequential": 1}),
     "raid10": (["--level=10", "--layout=n2", "--chunk=64"], 4,
                {"layout": "mirror", "copies": 2, "chunk_sectors": 128, "width": 2,
                 "members": 4, "parity": None, "sequential": 2}),
-    "raid5": (["--level=5", "--layout=left-symmetric", "--chunk=128"], 4,
-              {"layout": "raid5", "copies": 1, "chunk_sectors": 256, "width": 3,
-               "members": 4, "parity": "left-symmetric", "sequential": None}),
+    "raid5": (["--level=5", "--layout=left-symmetric", "--chunk=128"], 4, RAID5),
+    # md's raid5 again, through device-mapper's raid target: a table, no
+    # mdadm; its superblocks on 4 MiB metadata devices (ssat-imeta*)
+    "dm-raid raid5_ls": ("raid raid5_ls 2 256 nosync", 4, RAID5),
 }
+
+
+def create(opts, devs):
+    """The array: /dev/md87 by mdadm, or /dev/mapper/ssat-idr (dm-raid)."""
+    if isinstance(opts, list):
+        subprocess.run(["mdadm", "--create", "/dev/md87", "--run", "--quiet", *opts,
+                        f"--raid-devices={len(devs)}", "--assume-clean", "--bitmap=none",
+                        "--metadata=1.2", *devs], check=True)
+        return "/dev/md87"
+    pairs = " ".join(f"/dev/mapper/ssat-imeta{j} {d}" for j, d in enumerate(devs))
+    table = f"0 {131072 * (len(devs) - 1)} {opts} {len(devs)} {pairs}"
+    subprocess.run(["dmsetup", "create", "ssat-idr", "--table", table], check=True)
+    return "/dev/mapper/ssat-idr"
+
+
+def destroy(opts, devs):
+    if isinstance(opts, list):
+        subprocess.run(["mdadm", "--stop", "/dev/md87"], capture_output=True)
+        for d in devs:
+            subprocess.run(["mdadm", "--zero-superblock", d], capture_output=True)
+    else:
+        subprocess.run(["dmsetup", "remove", "ssat-idr"], capture_output=True)
 
 
 def writes(devs):
@@ -73,30 +106,31 @@ def writes(devs):
 bad = 0
 for kind, (opts, n, want) in arrays.items():
     devs = [f"/dev/mapper/ssat-imd{j}" for j in range(n)]
-    subprocess.run(["mdadm", "--create", "/dev/md87", "--run", "--quiet", *opts,
-                    f"--raid-devices={n}", "--assume-clean", "--bitmap=none",
-                    "--metadata=1.2", *devs], check=True)
+    dev = create(opts, devs)
     try:
-        det = subprocess.run(["mdadm", "--detail", "/dev/md87"], capture_output=True,
-                             text=True).stdout
-        print("# " + kind + ": md says " + "; ".join(
-            " ".join(l.split()) for l in det.splitlines()
-            if any(k in l for k in ("Raid Level", "Layout", "Chunk Size"))))
-        before = writes(["/dev/md87"] + devs)
+        if isinstance(opts, list):
+            det = subprocess.run(["mdadm", "--detail", dev], capture_output=True,
+                                 text=True).stdout
+            print("# " + kind + ": md says " + "; ".join(
+                " ".join(l.split()) for l in det.splitlines()
+                if any(k in l for k in ("Raid Level", "Layout", "Chunk Size"))))
+        else:
+            print(f"# {kind}: dm says " + subprocess.run(
+                ["dmsetup", "status", "ssat-idr"], capture_output=True,
+                text=True).stdout.strip())
+        before = writes([dev] + devs)
         log = []
-        out = ia.measure_array("/dev/md87", quick=True, seed=87, echo=log.append)
-        out["device"] = "/dev/md87"
+        out = ia.measure_array(dev, quick=True, seed=87, echo=log.append)
+        out["device"] = dev
         for line in log:
             print("#   " + line)
-        json.dump(out, open(f"{work}/imd-{kind}.json", "w"), default=float)
-        after = writes(["/dev/md87"] + devs)
+        json.dump(out, open(f"{work}/imd-{kind.replace(' ', '-')}.json", "w"), default=float)
+        after = writes([dev] + devs)
         if after != before:
             print(f"# {kind}: sectors written during identify: {before} -> {after}")
             bad += 1
     finally:
-        subprocess.run(["mdadm", "--stop", "/dev/md87"], capture_output=True)
-        for d in devs:
-            subprocess.run(["mdadm", "--zero-superblock", d], capture_output=True)
+        destroy(opts, devs)
     r = out["result"]
     got = {k: r[k] for k in want if k != "sequential"}
     got["sequential"] = out.get("read_policy", {}).get("sequential_copies")
@@ -111,7 +145,11 @@ for kind, (opts, n, want) in arrays.items():
 sys.exit(1 if bad else 0)
 PY
 	}
-	for ((j = 0; j < 4; j++)); do dmsetup remove ssat-imd$j 2>/dev/null; done
+	dmsetup remove ssat-idr 2>/dev/null
+	for ((j = 0; j < 4; j++)); do
+		dmsetup remove ssat-imd$j 2>/dev/null
+		dmsetup remove ssat-imeta$j 2>/dev/null
+	done
 	[ $rc = 0 ] || { fail "md's geometry was not recovered"; return 1; }
 	return 0
 }
