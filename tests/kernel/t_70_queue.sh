@@ -43,7 +43,9 @@ queue_messages() {
 	local h0 h1
 	h0=$(mstat ssat-q 1 dhigh)
 	dmsetup message ssat-q 0 debug_inject_high 1 5 || { fail "debug_inject_high refused"; rc=1; }
-	sleep 0.5
+	# they are dispatched from a work item: wait for them, bounded
+	dhigh_past() { [ "$(mstat ssat-q 1 dhigh)" -ge $((h0 + 5)) ]; }
+	wait_until 10 dhigh_past
 	h1=$(mstat ssat-q 1 dhigh)
 	expect_eq "high-priority children dispatched on member 1" "$((h1 - h0))" 5 || rc=1
 	expect_eq "member 0 saw none" "$(mstat ssat-q 0 dhigh)" 0 || rc=1
@@ -252,7 +254,9 @@ queue_runtime_switch() {
 		dmsetup message ssat-q 0 debug_inject_high $((i % 2)) 8
 	done
 	wait $fio_pid || { fail "fio verify failed while settings changed"; cat "$WORK/fio.out"; rc=1; }
-	sleep 0.5
+	# the last injected reads may still be on their way: wait, bounded
+	idle_q() { [ "$(mstat_all ssat-q inflight) $(mstat_all ssat-q qhigh) $(mstat_all ssat-q qlow)" = "0 0 0 0 0 0" ]; }
+	wait_until 10 idle_q
 	expect_eq "in flight afterwards" "$(mstat_all ssat-q inflight)" "0 0" || rc=1
 	expect_eq "queued afterwards" "$(mstat_all ssat-q qhigh) $(mstat_all ssat-q qlow)" "0 0 0 0" || rc=1
 	expect_eq "injected reads dispatched" $(( $(mstat ssat-q 0 dhigh) + $(mstat ssat-q 1 dhigh) )) 64 || rc=1
