@@ -645,9 +645,34 @@ def _identify_policies(args: argparse.Namespace, echo) -> dict:
                   if args.write_units else None, echo=echo)
 
 
+def _identify_write_method(args: argparse.Namespace, echo) -> dict:
+    from . import identify_write as iw
+    if not args.destructive:
+        raise ValueError("--write-method writes (each probe writes back what it just "
+                         "read): give --destructive")
+    echo(iw.DESTRUCTIVE.format(device=args.device))
+    if args.geometry:
+        with open(args.geometry, encoding="utf-8") as f:
+            geo = json.load(f)
+        geo = geo.get("result", geo)
+    else:
+        from .identify_array import measure_array
+        geo = measure_array(args.device, quick=True, budget_s=args.budget, echo=echo)["result"]
+    out = iw.measure_write_method(args.device, geo, quick=args.quick, budget_s=args.budget,
+                                  echo=echo)
+    out.update(device=args.device, kind="write-method", geometry=geo)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "results.json"), "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=1, sort_keys=True, default=float)
+    return out
+
+
 def _identify(args: argparse.Namespace) -> dict:
     from .identify import READ_ONLY
     echo = lambda m: print(m, file=sys.stderr)             # noqa: E731
+    if args.write_method:
+        return _identify_write_method(args, echo)
     if not getattr(args, "destructive", False):     # --destructive says so itself, first
         echo(READ_ONLY.format(device=args.device))
     if args.policies:
@@ -669,7 +694,7 @@ def _identify(args: argparse.Namespace) -> dict:
 
 def _print_identify(r: dict) -> None:
     from . import identify
-    if r.get("kind") in ("array", "policies"):
+    if r.get("kind") in ("array", "policies", "write-method"):
         print(r["summary"])
         return
     print(r["summary"])
@@ -695,6 +720,11 @@ def _identify_parser(sub, jsonp) -> None:
                     help="an array's coalescing and mirror balancing by seed 001's "
                          "method: closed-loop reads beside each version of the array "
                          "model (needs --disk; reads only)")
+    pi.add_argument("--write-method", action="store_true",
+                    help="a raid5's small-write method (read-modify-write or "
+                         "reconstruct-write), from where 4 KiB writes wait; each writes "
+                         "back what it just read (needs --destructive; --geometry: "
+                         "--array's results.json, else measured first)")
     from .identify_policy import add_policy_arguments
     add_policy_arguments(pi)
     pi.add_argument("--budget", type=float, default=600.0, metavar="S",

@@ -118,6 +118,7 @@ class BatchDevice:
         self.dev = Device(path, max_sectors=self.MAXN * self.SLOT // SECTOR)
         self.path, self.sectors, self.unit = path, self.dev.sectors, self.dev.unit
         self.reads = 0
+        self.wfd = None             # open_for_writes (ssa.identify_write) only
         nr = _NR.get(platform.machine())
         if nr is None:
             self.dev.close()
@@ -137,19 +138,41 @@ class BatchDevice:
         self.ptrs = (ctypes.POINTER(_Iocb) * self.MAXN)()
         self.events = (_Event * self.MAXN)()
 
-    def batch(self, sectors: list[int]) -> list[tuple[int, float]]:
+    def open_for_writes(self) -> None:
+        """A second descriptor, read-write: only ssa.identify_write
+        (--destructive) calls this, after saying so."""
+        try:
+            self.wfd = os.open(self.path, os.O_RDWR | os.O_DIRECT)
+        except OSError as e:
+            raise IdentifyError(f"{self.path}: cannot open for direct writes: "
+                                f"{e.strerror}") from e
+
+    def slot(self, i: int) -> memoryview:
+        """The buffer of batch entry ``i`` (a write's data goes there)."""
+        return self.dev.view[i * self.SLOT:(i + 1) * self.SLOT]
+
+    def batch(self, sectors: list[int], writes: dict[int, int] | None = None
+              ) -> list[tuple[int, float]]:
+        """``writes``: {entry: bytes} that are writes of that many bytes
+        from the entry's slot instead of reads of one block (only after
+        ``open_for_writes``)."""
         n = len(sectors)
         if n > self.MAXN:
             raise IdentifyError(f"a batch of {n} reads: at most {self.MAXN}")
-        nbytes = self.unit * SECTOR
+        writes = writes or {}
+        if writes and self.wfd is None:
+            raise IdentifyError("a write in a batch of a device opened read-only")
         for i, s in enumerate(sectors):
-            if s < 0 or s + self.unit > self.sectors:
+            size = writes.get(i, self.unit * SECTOR)
+            if s < 0 or s * SECTOR + size > self.sectors * SECTOR or size > self.SLOT:
                 raise IdentifyError(f"sector {s} is outside the device")
             cb = self.iocbs[i]
             ctypes.memset(ctypes.byref(cb), 0, ctypes.sizeof(cb))
-            cb.aio_data, cb.aio_lio_opcode, cb.aio_fildes = i, 0, self.dev.fd   # IOCB_CMD_PREAD
+            # IOCB_CMD_PREAD 0, IOCB_CMD_PWRITE 1
+            cb.aio_data, cb.aio_lio_opcode = i, 1 if i in writes else 0
+            cb.aio_fildes = self.wfd if i in writes else self.dev.fd
             cb.aio_buf = self.base + i * self.SLOT
-            cb.aio_nbytes, cb.aio_offset = nbytes, s * SECTOR
+            cb.aio_nbytes, cb.aio_offset = size, s * SECTOR
             self.ptrs[i] = ctypes.pointer(cb)
         sc = self.libc.syscall
         t0 = time.perf_counter_ns()
@@ -170,17 +193,22 @@ class BatchDevice:
                 raise IdentifyError(f"{self.path}: io_getevents: {os.strerror(e)}")
             for j in range(k):
                 ev = self.events[j]
-                if ev.res != nbytes:
-                    raise IdentifyError(f"{self.path}: read of sector {sectors[ev.data]} "
+                i = int(ev.data)
+                if ev.res != writes.get(i, self.unit * SECTOR):
+                    what = "write" if i in writes else "read"
+                    raise IdentifyError(f"{self.path}: {what} of sector {sectors[i]} "
                                         f"failed: {os.strerror(-ev.res) if ev.res < 0 else 'short'}"
-                                        "; a device that returns errors cannot be measured "
-                                        "(nothing was written)")
-                out.append((int(ev.data), t))
+                                        "; a device that returns errors cannot be measured"
+                                        + ("" if writes else " (nothing was written)"))
+                out.append((i, t))
         self.reads += n
         return out
 
     def close(self) -> None:
         self.libc.syscall(ctypes.c_long(self._destroy), self.ctx)
+        if self.wfd is not None:
+            os.close(self.wfd)
+            self.wfd = None
         self.dev.close()
 
 

@@ -582,7 +582,7 @@ def add_policy_arguments(ap, disk_required: bool = False) -> None:
                     help="--policies: measured reads a point (default 200)")
     ap.add_argument("--destructive", action="store_true",
                     help="--policies: also the write-back limit, by random writes that "
-                         "DESTROY the device's data")
+                         "DESTROY the device's data; --write-method: allow its writes")
     ap.add_argument("--write-units", metavar="LIST",
                     help="--destructive: write sizes in chunks (default 1 and 1, 2, 3 "
                          "stripes)")
