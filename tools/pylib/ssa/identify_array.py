@@ -379,6 +379,9 @@ def measure_copies(dev, places: int, budget: Budget, rng: random.Random) -> tupl
     j = max(1, round(turn / d)) if turn > 1.35 * d else 1
     if j > 1 and BURST % (k * j) == 0:
         k *= j
+        ds = [x * j for x in ds]        # each copy's own round is j of the bursts'
+    else:
+        j = 1
     return k, {"burst": BURST, "copies_each": ks, "round_s": ds, "span_s": spans,
                "turn_s": turn, "copies": k, "agree": c[k // j] / len(ks)}
 
