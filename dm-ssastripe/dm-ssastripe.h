@@ -480,8 +480,8 @@ void ssa_member_error(struct ssa_ctx *sc, unsigned int m, blk_status_t status,
 void ssa_member_fail(struct ssa_ctx *sc, unsigned int m);
 
 /*
- * Read children that failed on their member, sent again from process
- * context, each to a copy it has not been sent to (mirror, srarray).
+ * ssa-retry.c: read children that failed on their member, sent again from
+ * process context, each to a copy it has not been sent to (mirror, srarray).
  * @next picks that member and sets the child's place for it (cs.msector,
  * cs.alts), or returns < 0 when none is left; @put frees a child (NULL:
  * bio_put()).
