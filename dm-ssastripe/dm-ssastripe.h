@@ -428,6 +428,29 @@ static inline struct ssa_io *ssa_io_of(struct ssa_ctx *sc, struct bio *bio)
 	return dm_per_bio_data(bio, sc->io_size);
 }
 
+static inline struct bio *ssa_parent_of(struct ssa_io *io)
+{
+	return dm_bio_from_per_bio_data(io, io->sc->io_size);
+}
+
+static inline struct ssa_child *to_child(struct bio *bio)
+{
+	return container_of(bio, struct ssa_child, bio);
+}
+
+/* The child state and request of any bio a member's dispatcher holds. */
+static inline struct ssa_cstate *ssa_cstate_of(struct ssa_ctx *sc,
+					       struct bio *bio,
+					       struct ssa_io **io)
+{
+	if (bio->bi_pool == &sc->bs) {
+		*io = to_child(bio)->io;
+		return &to_child(bio)->cs;
+	}
+	*io = ssa_io_of(sc, bio);	/* a remapped parent */
+	return &(*io)->cs;
+}
+
 /* ssa-io.c: the target's map and end_io */
 int ssa_map(struct dm_target *ti, struct bio *bio);
 int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);

@@ -25,19 +25,7 @@
 #include <linux/slab.h>
 
 #include "ssa-compat.h"
-#include "ssa-io.h"
-
-/* The child state and request of any bio the dispatcher holds. */
-struct ssa_cstate *ssa_cstate_of(struct ssa_ctx *sc, struct bio *bio,
-				 struct ssa_io **io)
-{
-	if (bio->bi_pool == &sc->bs) {
-		*io = to_child(bio)->io;
-		return &to_child(bio)->cs;
-	}
-	*io = ssa_io_of(sc, bio);	/* a remapped parent */
-	return &(*io)->cs;
-}
+#include "ssa-io-trace.h"
 
 /*
  * Send a child to its member device; its dispatch event was emitted by the

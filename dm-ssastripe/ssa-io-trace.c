@@ -4,12 +4,12 @@
  * request records behind ssastripe_request and ssastripe_record: the
  * per-CPU cache they come from, a request's record from its fork to its
  * join, and the slots its children write their times into.  The inline
- * helpers the I/O path calls are in ssa-io.h.
+ * helpers the I/O path calls are in ssa-io-trace.h.
  */
 #include <linux/slab.h>
 
 #define CREATE_TRACE_POINTS
-#include "ssa-io.h"
+#include "ssa-io-trace.h"
 
 /* On while any ssastripe event has a probe (ssa-trace.h). */
 DEFINE_STATIC_KEY_FALSE(ssa_events_on);

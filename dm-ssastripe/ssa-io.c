@@ -23,7 +23,7 @@
 #include <linux/indirect_call_wrapper.h>
 #include <linux/slab.h>
 
-#include "ssa-io.h"
+#include "ssa-io-trace.h"
 
 u8 ssa_op_of(struct bio *bio)
 {

@@ -131,11 +131,6 @@ static inline struct ssa_parity *ssa_par(struct ssa_ctx *sc)
 	return sc->priv;
 }
 
-static inline struct ssa_child *to_child(struct bio *bio)
-{
-	return container_of(bio, struct ssa_child, bio);
-}
-
 static inline struct ssa_ptask *ssa_parity_task(struct ssa_pgroup *pg,
 						struct ssa_pop *op)
 {

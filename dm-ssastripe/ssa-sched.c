@@ -26,7 +26,7 @@
 #include <linux/slab.h>
 
 #include "ssa-disk.h"
-#include "ssa-io.h"
+#include "dm-ssastripe.h"
 
 /* The questions each member's scheduler puts to its disk, if it may. */
 int ssa_sched_alloc(struct ssa_ctx *sc)

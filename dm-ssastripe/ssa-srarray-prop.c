@@ -30,7 +30,7 @@
 #include <linux/slab.h>
 
 #include "ssa-compat.h"
-#include "ssa-io.h"
+#include "ssa-io-trace.h"
 #include "ssa-srarray.h"
 
 /* Index of the unit holding replica 0's place @u0 on member @m. */

@@ -30,7 +30,7 @@
 #include <linux/slab.h>
 
 #include "ssa-disk.h"
-#include "ssa-io.h"
+#include "ssa-io-trace.h"
 #include "ssa-srarray.h"
 
 static int ssa_sr_check_opts(struct ssa_ctx *sc)

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * dm-ssastripe: what the core's I/O files share and nothing else includes --
- * ssa-io.c (fork, join, completion, the map and its one-chunk fast path),
- * ssa-dispatch.c (the member dispatchers) and ssa-io-trace.c (the
- * tracepoints and the request records).  The tracing helpers every
- * request passes are inline here, so that an untraced request pays a few
- * static branches for them and no call.
+ * dm-ssastripe: the tracing helpers of the I/O path, for the core's I/O
+ * files (ssa-io.c, ssa-dispatch.c) and the layouts that emit child
+ * events of their own; what is not inline here is in ssa-io-trace.c
+ * (the tracepoints and the request records).  Every request passes
+ * them, so they are inline: an untraced request pays a few static
+ * branches for them and no call.
  */
-#ifndef _SSA_IO_H
-#define _SSA_IO_H
+#ifndef _SSA_IO_TRACE_H
+#define _SSA_IO_TRACE_H
 
 #include "dm-ssastripe.h"
 #include "ssa-trace.h"
@@ -156,17 +156,4 @@ static inline void ssa_trace_child_complete(struct ssa_ctx *sc,
 					       ssa_trace_bsector(sc, cs));
 }
 
-static inline struct ssa_child *to_child(struct bio *bio)
-{
-	return container_of(bio, struct ssa_child, bio);
-}
-
-static inline struct bio *ssa_parent_of(struct ssa_io *io)
-{
-	return dm_bio_from_per_bio_data(io, io->sc->io_size);
-}
-
-struct ssa_cstate *ssa_cstate_of(struct ssa_ctx *sc, struct bio *bio,
-				 struct ssa_io **io);
-
-#endif /* _SSA_IO_H */
+#endif /* _SSA_IO_TRACE_H */
