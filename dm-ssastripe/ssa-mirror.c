@@ -167,7 +167,7 @@ static int ssa_choose(struct ssa_ctx *sc, u32 set, u64 ms, u64 me,
 
 static void ssa_mirror_child_put(struct bio *bio)
 {
-	struct bio *src = ssa_child_of(bio)->src;
+	struct bio *src = to_child(bio)->src;
 
 	bio_put(bio);
 	if (src)
@@ -176,7 +176,7 @@ static void ssa_mirror_child_put(struct bio *bio)
 
 static void ssa_mirror_endio(struct bio *bio)
 {
-	struct ssa_child *c = ssa_child_of(bio);
+	struct ssa_child *c = to_child(bio);
 	struct ssa_ctx *sc = c->sc;
 	struct ssa_io *io = c->io;
 	struct ssa_mirror *mi = ssa_mirror_of(sc);
@@ -264,7 +264,7 @@ static void ssa_mirror_child(struct ssa_ctx *sc, struct ssa_io *io,
 	else if (op != SSA_OP_FLUSH)
 		bio->bi_iter.bi_size = len << SECTOR_SHIFT;
 
-	c = ssa_child_of(bio);
+	c = to_child(bio);
 	c->sc = sc;
 	c->io = io;
 	c->src = NULL;

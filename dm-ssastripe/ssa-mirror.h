@@ -77,11 +77,6 @@ static inline struct ssa_mirror *ssa_mirror_of(struct ssa_ctx *sc)
 	return sc->priv;
 }
 
-static inline struct ssa_child *ssa_child_of(struct bio *bio)
-{
-	return container_of(bio, struct ssa_child, bio);
-}
-
 /* ssa-mirror.c */
 u64 ssa_rebuild_cursor(struct ssa_ctx *sc);
 void ssa_mirror_fork(struct ssa_ctx *sc, struct ssa_io *io, struct bio *parent,

@@ -23,7 +23,7 @@ static void ssa_retry_work(struct work_struct *work)
 	spin_unlock_irq(&r->lock);
 
 	while ((bio = bio_list_pop(&list))) {
-		struct ssa_child *c = container_of(bio, struct ssa_child, bio);
+		struct ssa_child *c = to_child(bio);
 		struct ssa_cstate *cs = &c->cs;
 		u32 set = cs->member / sc->copies;
 		struct ssa_member *mb;
