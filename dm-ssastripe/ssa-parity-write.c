@@ -131,8 +131,7 @@ bool ssa_parity_degraded(struct ssa_ctx *sc)
  */
 bool ssa_survivable(struct ssa_ctx *sc, blk_status_t status)
 {
-	return status != BLK_STS_NOTSUPP && status != BLK_STS_AGAIN &&
-	       ssa_nr_lost(sc) <= 1;
+	return ssa_member_fault(status, NULL) && ssa_nr_lost(sc) <= 1;
 }
 
 /* The task ends early: its read failed, or its group gave up. */
