@@ -186,13 +186,23 @@ parity_ppl_degraded() {
 }
 register parity_ppl_degraded parity_ppl_degraded
 
-# ppl_held_wait NAME MIN SECS: until the ppl holds at least MIN slots
-# (bounded); 1 if it never does
+# ppl_held_wait NAME MIN SECS [flowing]: until the ppl holds at least MIN
+# slots; 1 if it does not within SECS seconds (by the clock: on a loaded
+# host one status call can take a second, and counting sleeps made 60 s
+# last 555), or once writes have stopped completing on the volume for 5 s
+# (the writer is done: fio verifying what it wrote) -- counted from the
+# first write seen, or at once with "flowing" (the writer has been
+# writing already)
 ppl_held_wait() {
-	local i f
-	for ((i = 0; i < $3 * 10; i++)); do
+	local f end=$((SECONDS + $3)) w last idle=
+	last=$(dm_writes "$1")
+	[ "${4:-}" = flowing ] && idle=$SECONDS
+	while ((SECONDS < end)); do
 		f=$(ppl_field "$1")
 		[[ $f =~ ^([0-9]+)/ ]] && [ "${BASH_REMATCH[1]}" -ge "$2" ] && return 0
+		w=$(dm_writes "$1")
+		[ "$w" != "$last" ] && last=$w idle=$SECONDS
+		[ -n "$idle" ] && ((SECONDS - idle >= 5)) && return 1
 		sleep 0.1
 	done
 	return 1
@@ -221,7 +231,7 @@ parity_ppl_gate() {
 		--output="$WORK/gate.out" >/dev/null 2>&1) &
 	fio_pid=$!
 	for i in 1 2 3; do
-		ppl_held_wait ssat-v 56 60 && full=$((full + 1))
+		ppl_held_wait ssat-v 56 60 $( ((i > 1)) && echo flowing) && full=$((full + 1))
 		suspend_drained ssat-v 4 $i || rc=1
 	done
 	wait $fio_pid || { fail "fio verify failed across suspends with a full ring"; cat "$WORK/gate.out"; rc=1; }
