@@ -46,7 +46,6 @@
  * personality), ssa-mirror-walk.c (rebuild, check, repair, resync, and
  * their hold on writes), and the private header ssa-mirror.h.
  */
-#include "ssa-args.h"
 #include "ssa-compat.h"
 #include "ssa-mirror.h"
 
@@ -54,16 +53,6 @@ static bool ssa_write_like(u8 op)
 {
 	return op == SSA_OP_WRITE || op == SSA_OP_DISCARD ||
 	       op == SSA_OP_WRITE_ZEROES || op == SSA_OP_FLUSH;
-}
-
-u64 ssa_rebuild_cursor(struct ssa_ctx *sc)
-{
-	struct ssa_mirror *mi = ssa_mirror_of(sc);
-
-	if (!mi)
-		return sc->member_len;
-	/* pairs with the release in ssa_rebuild_work(): the copy is written */
-	return smp_load_acquire(&mi->cursor);
 }
 
 static bool ssa_copy_writable(struct ssa_ctx *sc, unsigned int m)
@@ -74,13 +63,7 @@ static bool ssa_copy_writable(struct ssa_ctx *sc, unsigned int m)
 /* May member @m serve a read of its sectors below @mend? */
 static bool ssa_copy_readable(struct ssa_ctx *sc, unsigned int m, u64 mend)
 {
-	unsigned long flags = READ_ONCE(sc->members[m].flags);
-
-	if (flags & BIT(SSA_MEMBER_FAILED))
-		return false;
-	if (flags & BIT(SSA_MEMBER_REBUILD))
-		return mend <= ssa_rebuild_cursor(sc);
-	return true;
+	return ssa_walk_readable(&ssa_mirror_of(sc)->w, m, mend);
 }
 
 /*
@@ -91,8 +74,8 @@ static bool ssa_mirror_unsynced(struct ssa_ctx *sc, u64 ms, u64 me)
 {
 	struct ssa_mirror *mi = ssa_mirror_of(sc);
 
-	return unlikely(mi->bm) &&
-	       ssa_bm_range_pending(mi->bm, div_u64(ms, sc->geom.chunk),
+	return unlikely(mi->w.bm) &&
+	       ssa_bm_range_pending(mi->w.bm, div_u64(ms, sc->geom.chunk),
 				    div_u64(me - 1, sc->geom.chunk));
 }
 
@@ -118,9 +101,7 @@ static int ssa_choose(struct ssa_ctx *sc, u32 set, u64 ms, u64 me,
 		for (k = 0; k < copies; k++) {
 			unsigned int m = ssa_mirror_member(set, copies, k);
 
-			if (!(exclude & BIT_ULL(m)) &&
-			    !(READ_ONCE(sc->members[m].flags) &
-			      (BIT(SSA_MEMBER_FAILED) | BIT(SSA_MEMBER_REBUILD))))
+			if (!(exclude & BIT_ULL(m)) && ssa_walk_in_sync(sc, m))
 				return m;
 		}
 	}
@@ -482,25 +463,11 @@ static void ssa_mirror_join(struct ssa_io *io)
 {
 	struct ssa_ctx *sc = io->sc;
 	struct ssa_mirror *mi = ssa_mirror_of(sc);
-	unsigned long flags;
 	u64 failed, set_mask;
 	unsigned int s;
 
-	ssa_bm_release(mi->bm, &io->bmw);
-
-	if (io->walk_hi) {
-		spin_lock_irqsave(&mi->lock, flags);
-		list_del(&io->walk_node);
-		spin_unlock_irqrestore(&mi->lock, flags);
-		io->walk_hi = 0;
-		wake_up(&mi->wait);
-	}
-	if (io->walk_counted) {
-		io->walk_counted = false;
-		if (atomic_dec_and_test(&mi->unregistered) &&
-		    READ_ONCE(mi->active))
-			wake_up(&mi->wait);
-	}
+	ssa_bm_release(mi->w.bm, &io->bmw);
+	ssa_walk_join(&mi->w, io);
 
 	failed = atomic64_read(&io->failed);
 	if (likely(!failed))
@@ -522,7 +489,7 @@ static void ssa_mirror_admit(struct ssa_ctx *sc, struct ssa_io *io,
 			     bool from_map)
 {
 	if (op != SSA_OP_READ && op != SSA_OP_FLUSH &&
-	    ssa_rebuild_admit(sc, io, bio, start, end))
+	    ssa_walk_admit(&ssa_mirror_of(sc)->w, io, bio, start, end))
 		return;
 	ssa_mirror_fork(sc, io, bio, op, start, end, from_map);
 }
@@ -549,13 +516,12 @@ static int ssa_mirror_map(struct ssa_ctx *sc, struct ssa_io *io,
 	    ssa_chunks(sc, start, end) > sc->geom.members)
 		end = ssa_count_segs(sc, io, bio, start, end);
 
-	io->walk_hi = 0;
-	io->walk_counted = false;
+	ssa_walk_map_init(io);
 	ssa_bm_wait_init(&io->bmw);
 	/* a write's regions on the bitmap device first (if it has one) */
-	if (unlikely(mi->bm) && op != SSA_OP_READ && op != SSA_OP_FLUSH) {
+	if (unlikely(mi->w.bm) && op != SSA_OP_READ && op != SSA_OP_FLUSH) {
 		ssa_rows_of(sc, start, end, &lo, &hi);
-		if (!ssa_bm_gate(mi->bm, &io->bmw, div_u64(lo, sc->geom.chunk),
+		if (!ssa_bm_gate(mi->w.bm, &io->bmw, div_u64(lo, sc->geom.chunk),
 				 div_u64(hi - 1, sc->geom.chunk)))
 			return DM_MAPIO_SUBMITTED;
 	}
@@ -578,8 +544,7 @@ static int ssa_mirror_fail(struct ssa_ctx *sc, unsigned int m)
 	for (k = 0; k < sc->copies; k++) {
 		unsigned int o = ssa_mirror_member(set, sc->copies, k);
 
-		if (o != m && !(READ_ONCE(sc->members[o].flags) &
-				(BIT(SSA_MEMBER_FAILED) | BIT(SSA_MEMBER_REBUILD))))
+		if (o != m && ssa_walk_in_sync(sc, o))
 			others++;
 	}
 	if (!others) {
@@ -597,36 +562,16 @@ static int ssa_mirror_fail(struct ssa_ctx *sc, unsigned int m)
  */
 static int ssa_mirror_check_opts(struct ssa_ctx *sc)
 {
-	struct dm_target *ti = sc->ti;
-	unsigned int n = sc->nr_members, copies, m, k, set;
+	unsigned int n = sc->nr_members, copies;
 
 	copies = sc->opt[SSA_OPT_COPIES];
 	if (copies > n || n % copies) {
 		DMERR("%u members cannot form sets of %u copies", n, copies);
-		ti->error = "Number of members is not a multiple of copies";
+		sc->ti->error = "Number of members is not a multiple of copies";
 		return -EINVAL;
 	}
 	sc->copies = copies;
-	if (ssa_mask_beyond(sc->rebuild_mask, n)) {
-		ti->error = "rebuild names a member the table does not have";
-		return -EINVAL;
-	}
-	for (set = 0; set < n / copies; set++) {
-		for (k = 0; k < copies; k++) {
-			m = ssa_mirror_member(set, copies, k);
-			if (!(sc->rebuild_mask & BIT_ULL(m)))
-				break;
-		}
-		if (k == copies) {
-			DMERR("every copy of set %u is named by rebuild", set);
-			ti->error = "rebuild would leave a mirror set without a source copy";
-			return -EINVAL;
-		}
-	}
-	for (m = 0; m < n; m++)
-		if (sc->rebuild_mask & BIT_ULL(m))
-			set_bit(SSA_MEMBER_REBUILD, &sc->members[m].flags);
-	return 0;
+	return ssa_walk_check_rebuild(sc, "rebuild would leave a mirror set without a source copy");
 }
 
 static void ssa_mirror_free(struct ssa_ctx *sc)
@@ -635,12 +580,9 @@ static void ssa_mirror_free(struct ssa_ctx *sc)
 
 	if (!mi)
 		return;
-	ssa_mirror_stop(sc);
-	ssa_bm_free(mi->bm);
 	/* @retry.work ran on sc->wq, drained when ssa_free() destroyed it */
-	if (mi->wq)
-		destroy_workqueue(mi->wq);
-	ssa_pages_free(mi->pages);
+	ssa_walk_free(&mi->w);
+	ssa_bm_free(mi->w.bm);
 	kfree(mi);
 	sc->priv = NULL;
 }
@@ -652,59 +594,65 @@ static void ssa_mirror_free(struct ssa_ctx *sc)
 static int ssa_mirror_alloc(struct ssa_ctx *sc)
 {
 	struct ssa_mirror *mi;
+	int r;
 
 	mi = kzalloc(sizeof(*mi), GFP_KERNEL);
-	if (!mi)
-		goto nomem;
+	if (!mi) {
+		sc->ti->error = "Cannot allocate mirror state";
+		return -ENOMEM;
+	}
 	sc->priv = mi;
 	mi->sc = sc;
 	atomic_set(&mi->rr, 0);
 	ssa_retry_init(&mi->retry, sc, ssa_mirror_retry_next,
 		       ssa_mirror_child_put);
-	spin_lock_init(&mi->lock);
-	INIT_LIST_HEAD(&mi->writes);
-	bio_list_init(&mi->deferred);
-	atomic_set(&mi->unregistered, 0);
-	init_waitqueue_head(&mi->wait);
-	INIT_WORK(&mi->work, ssa_rebuild_work);
-	INIT_WORK(&mi->check_work, ssa_check_work);
-	mi->stop = true;
-	mi->walk_pos = sc->member_len;
-	if (sc->meta_dev) {
-		int r = ssa_bm_create(sc, DIV_ROUND_UP_ULL(sc->member_len,
-							   sc->geom.chunk),
-				      NULL, ssa_mirror_bm_go, &mi->bm);
-		if (r)
-			return r;
-	}
-	if (!sc->rebuild_mask) {
-		mi->cursor = sc->member_len;
-		return 0;
-	}
-
-	mi->walk = SSA_MWALK_REBUILD;
-	mi->active = true;
-	mi->nr_pages = SSA_WINDOW_PAGES;
-	mi->pages = ssa_pages_alloc();
-	if (!mi->pages)
-		goto nomem;
-	mi->wq = alloc_workqueue("kssarebuild",
-				 WQ_MEM_RECLAIM | SSA_WQ_PERCPU, 1);
-	if (mi->wq)
-		return 0;
-nomem:
-	sc->ti->error = "Cannot allocate mirror rebuild and check state";
-	return -ENOMEM;
+	r = ssa_walk_init(&mi->w, sc, &ssa_mirror_walk_ops, sc->member_len);
+	if (r || !sc->meta_dev)
+		return r;
+	return ssa_bm_create(sc, DIV_ROUND_UP_ULL(sc->member_len, sc->geom.chunk),
+			     NULL, ssa_mirror_bm_go, &mi->w.bm);
 }
 
 static int ssa_mirror_prepare(struct ssa_ctx *sc)
 {
-	return ssa_bm_prepare(ssa_mirror_of(sc)->bm);
+	return ssa_bm_prepare(ssa_mirror_of(sc)->w.bm);
 }
 
 static void ssa_mirror_quiesced(struct ssa_ctx *sc)
 {
-	ssa_bm_quiesced(ssa_mirror_of(sc)->bm);
+	ssa_bm_quiesced(ssa_mirror_of(sc)->w.bm);
+}
+
+static int ssa_mirror_scrub(struct ssa_ctx *sc, bool repair)
+{
+	return ssa_walk_scrub(&ssa_mirror_of(sc)->w, repair);
+}
+
+static int ssa_mirror_idle(struct ssa_ctx *sc)
+{
+	return ssa_walk_idle(&ssa_mirror_of(sc)->w);
+}
+
+static void ssa_mirror_opt_changed(struct ssa_ctx *sc, int opt)
+{
+	if (opt == SSA_OPT_REBUILD_RATE)
+		ssa_walk_rate_changed(&ssa_mirror_of(sc)->w);
+}
+
+static void ssa_mirror_stop(struct ssa_ctx *sc)
+{
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+
+	if (mi)
+		ssa_walk_stop(&mi->w);
+}
+
+static void ssa_mirror_start(struct ssa_ctx *sc)
+{
+	struct ssa_mirror *mi = ssa_mirror_of(sc);
+
+	if (mi)
+		ssa_walk_start(&mi->w);
 }
 
 const struct ssa_layout_ops ssa_mirror_ops = {
