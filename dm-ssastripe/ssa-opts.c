@@ -113,7 +113,7 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		.range = { 0, INT_MAX,
 			   "Invalid rebuild_rate: expected KiB/s, 0 for no limit" },
 		.def = 0,
-		.only = SSA_ONLY_MIRROR,
+		.only = "rebuild_rate is an option of the mirror and srarray layouts",
 	},
 	[SSA_OPT_SYNC] = {
 		.name = "sync",
@@ -152,7 +152,7 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		.range = { 0, SSA_MAX_MEMBERS - 1,
 			   "Invalid rebuild member: expected a member index" },
 		.def = 0,
-		.only = "rebuild is an option of the mirror, raid5 and pstripe layouts",
+		.only = "rebuild is an option of the mirror, raid5, pstripe and srarray layouts",
 	},
 	[SSA_OPT_BITMAP] = {
 		.name = "bitmap",

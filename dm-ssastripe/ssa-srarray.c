@@ -55,7 +55,14 @@ static int ssa_sr_check_opts(struct ssa_ctx *sc)
 		}
 		sc->copies = sc->opt[SSA_OPT_COPIES];
 	}
-	return 0;
+	if (!sc->rebuild_mask)
+		return 0;
+	if (sc->opt[SSA_OPT_PROPAGATE] == SSA_PROP_BACKGROUND) {
+		sc->ti->error = "srarray rebuild needs propagate foreground";
+		return -EINVAL;
+	}
+	return ssa_walk_check_rebuild(sc,
+				      "rebuild would leave an srarray set without a source copy");
 }
 
 /*
@@ -142,6 +149,10 @@ static int ssa_sr_alloc(struct ssa_ctx *sc)
 		sr->m[m].how = SSA_SR_NONE;
 	}
 	sc->priv = sr;
+	r = ssa_walk_init(&sr->w, sc, &ssa_sr_walk_ops,
+			  div_u64(sc->member_len, sr->replicas));
+	if (r)
+		return r;
 	/* with one replica there is nothing to propagate */
 	if (sc->opt[SSA_OPT_PROPAGATE] != SSA_PROP_BACKGROUND || sr->replicas < 2)
 		return 0;
@@ -161,6 +172,7 @@ static void ssa_sr_free(struct ssa_ctx *sc)
 	if (!sr)
 		return;
 	cancel_work_sync(&sr->retry.work);
+	ssa_walk_free(&sr->w);
 	ssa_sr_prop_free(sr);
 	kfree(sr);
 	sc->priv = NULL;
@@ -204,6 +216,9 @@ static int ssa_sr_choose(struct ssa_ctx *sc, u32 set, u64 u0, u32 len,
 			continue;
 		if (sc->copies == 1)
 			return m;
+		/* a copy being rebuilt: only what the rebuild has written */
+		if (!ssa_walk_readable(&sr->w, m, ssa_sr_data(sr, u0) + len))
+			continue;
 		valid = ssa_sr_valid(sr, m, u0);
 		for (r = 0; r < sr->replicas; r++) {
 			c[r].dsector = mb->offset + u0 + (u64)r * sr->arc;
@@ -239,7 +254,7 @@ static void ssa_sr_endio(struct bio *bio);
  */
 static void ssa_sr_child(struct ssa_ctx *sc, struct ssa_io *io,
 			 struct bio *parent, u64 off, u64 len, unsigned int m,
-			 u64 ms, bool alts)
+			 u64 ms, bool alts, bool from_map)
 {
 	struct ssa_sr *sr = ssa_sr_of(sc);
 	struct bio *child = ssa_clone(sc, io, parent, m, ms);
@@ -254,30 +269,25 @@ static void ssa_sr_child(struct ssa_ctx *sc, struct ssa_io *io,
 	if (alts && sr->replicas > 1)
 		to_child(child)->cs.alts = sr->replicas;
 	atomic_inc(&sc->members[m].outstanding);
-	ssa_issue(sc, io, child);
+	ssa_issue_from(sc, io, child, from_map);
 }
 
 /*
  * Reads and writes: a child per chunk piece, and per live copy and
  * replica for a write.  A read child is sent with replica 0's place and
- * its alternatives; the dispatcher has it placed.  Flushes go to every
- * member (ssa_map_data()).
+ * its alternatives; the dispatcher has it placed.  @from_map: called from
+ * the target's map (else from the work item of a walk that held a write).
  */
-static int ssa_sr_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
-		      u8 op, u64 start, u64 end)
+void ssa_sr_fork(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		 u8 op, u64 start, u64 end, bool from_map)
 {
 	struct ssa_sr *sr = ssa_sr_of(sc);
 	unsigned int k, r, m, copies = sc->copies;
 	u64 ls, len, u0, live;
 	struct ssa_extent e;
 	u32 children = 0, nr;
-	int pick, held;
+	int pick;
 	bool one;
-
-	if (op == SSA_OP_FLUSH && ssa_sr_hold_flush(sr, bio, &held))
-		return held;
-	if (op != SSA_OP_READ && op != SSA_OP_WRITE)
-		return ssa_map_data(sc, io, bio, op, start, end);
 
 	/* background propagation: one replica a copy, placed as it leaves */
 	one = op == SSA_OP_WRITE && ssa_sr_write_background(sr, bio);
@@ -306,7 +316,7 @@ static int ssa_sr_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 				ssa_io_set_error(io, BLK_STS_IOERR);
 			else
 				ssa_sr_child(sc, io, bio, ls - start, len, pick,
-					     u0, true);
+					     u0, true, from_map);
 			continue;
 		}
 		for (k = 0; k < copies; k++) {
@@ -315,18 +325,57 @@ static int ssa_sr_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 				continue;
 			if (one) {
 				ssa_sr_child(sc, io, bio, ls - start, len, m,
-					     u0, true);
+					     u0, true, from_map);
 				continue;
 			}
 			for (r = 0; r < sr->replicas; r++)
 				ssa_sr_child(sc, io, bio, ls - start, len, m,
-					     u0 + (u64)r * sr->arc, false);
+					     u0 + (u64)r * sr->arc, false,
+					     from_map);
 		}
 		if (!ssa_sr_set_live(sc, live, e.member))
 			ssa_io_set_error(io, BLK_STS_IOERR);
 	}
 	ssa_io_put(io);
+}
+
+/*
+ * Flushes go to every member (ssa_map_data()), with background
+ * propagation once nothing is stale; a write that touches the window a
+ * walk works in waits for it (ssa_walk_admit()).
+ */
+static int ssa_sr_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		      u8 op, u64 start, u64 end)
+{
+	struct ssa_sr *sr = ssa_sr_of(sc);
+	int held;
+
+	ssa_walk_map_init(io);
+	if (op == SSA_OP_FLUSH && ssa_sr_hold_flush(sr, bio, &held))
+		return held;
+	if (op != SSA_OP_READ && op != SSA_OP_WRITE)
+		return ssa_map_data(sc, io, bio, op, start, end);
+	if (op == SSA_OP_WRITE && ssa_walk_admit(&sr->w, io, bio, start, end))
+		return DM_MAPIO_SUBMITTED;
+	ssa_sr_fork(sc, io, bio, op, start, end, true);
 	return DM_MAPIO_SUBMITTED;
+}
+
+/* The request is about to be joined: off the walk's books. */
+static void ssa_sr_join(struct ssa_io *io)
+{
+	ssa_walk_join(&ssa_sr_of(io->sc)->w, io);
+}
+
+/* Is a member of @m's set other than @m in sync (a source of its data)? */
+static bool ssa_sr_set_in_sync(struct ssa_ctx *sc, unsigned int m)
+{
+	unsigned int k, first = m / sc->copies * sc->copies;
+
+	for (k = first; k < first + sc->copies; k++)
+		if (k != m && ssa_walk_in_sync(sc, k))
+			return true;
+	return false;
 }
 
 /* Is a member of @m's set other than @m alive? */
@@ -398,7 +447,7 @@ static int ssa_sr_fail(struct ssa_ctx *sc, unsigned int m)
 {
 	if (test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
 		return 0;
-	if (sc->copies < 2 || !ssa_sr_set_alive(sc, m)) {
+	if (sc->copies < 2 || !ssa_sr_set_in_sync(sc, m)) {
 		DMWARN("fail %u: member %u holds the only live copy of its data",
 		       m, m);
 		return -EBUSY;
@@ -509,9 +558,10 @@ static u8 ssa_sr_alt_mask(struct ssa_ctx *sc, struct ssa_cstate *cs)
 
 /*
  * Status tail: <copies> <replicas> <track_sectors> <how> <predicted>
- * <guessed> <propagate> <stale> <copied> <dropped>, <how> a character per
- * member (enum ssa_sr_how); the last three count units of background
- * propagation.
+ * <guessed> <propagate> <stale> <copied> <dropped> <action>
+ * <done>/<data_sectors> <mismatches>, <how> a character per member (enum
+ * ssa_sr_how); stale, copied and dropped count units of background
+ * propagation; the last three report the walks (ssa-srarray-walk.c).
  */
 static unsigned int ssa_sr_status(struct ssa_ctx *sc, status_type_t type,
 				  char *result, unsigned int maxlen,
@@ -539,23 +589,28 @@ static unsigned int ssa_sr_status(struct ssa_ctx *sc, status_type_t type,
 	       p ? READ_ONCE(p->nr_stale) : 0,
 	       p ? (u64)atomic64_read(&p->copied) : 0,
 	       p ? (u64)atomic64_read(&p->dropped) : 0);
-	return sz;
+	return ssa_walk_emit(&sr->w, result, maxlen, sz);
 }
 
 const struct ssa_layout_ops ssa_srarray_ops = {
 	.opts = SSA_COMMON_OPTS | SSA_SCHED_OPTS | BIT(SSA_OPT_REPLICAS) |
 		BIT(SSA_OPT_TRACK_SECTORS) | BIT(SSA_OPT_COPIES) |
-		BIT(SSA_OPT_PROPAGATE),
+		BIT(SSA_OPT_PROPAGATE) | BIT(SSA_OPT_REBUILD) |
+		BIT(SSA_OPT_REBUILD_RATE),
 	.check_opts = ssa_sr_check_opts,
 	.check_geometry = ssa_sr_check_geometry,
 	.alloc = ssa_sr_alloc,
 	.free = ssa_sr_free,
 	.map = ssa_sr_map,
+	.join = ssa_sr_join,
 	.place = ssa_sr_place,
 	.alt_mask = ssa_sr_alt_mask,
 	.fail = ssa_sr_fail,
+	.scrub = ssa_sr_scrub,
+	.idle = ssa_sr_idle,
+	.opt_changed = ssa_sr_opt_changed,
 	.status = ssa_sr_status,
-	.stop = ssa_sr_prop_stop,
-	.start = ssa_sr_prop_start,
+	.stop = ssa_sr_stop,
+	.start = ssa_sr_start,
 	.quiesced = ssa_sr_prop_quiesced,
 };

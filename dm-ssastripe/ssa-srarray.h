@@ -12,6 +12,7 @@
 #include <linux/workqueue.h>
 
 #include "dm-ssastripe.h"
+#include "ssa-walk.h"
 
 /* How a member's reads were placed, for the status. */
 enum ssa_sr_how {
@@ -75,6 +76,8 @@ struct ssa_sr {
 	/* reads to retry on another copy, from process context */
 	struct ssa_retry retry;
 	struct ssa_sr_prop *prop;	/* NULL: foreground propagation */
+	/* rebuild, check, repair (ssa-walk.c): rows are data-space sectors */
+	struct ssa_walk w;
 	struct ssa_sr_member m[];
 };
 
@@ -91,6 +94,27 @@ static inline u64 ssa_sr_base(struct ssa_sr *sr, u64 ms)
 	div_u64_rem(ms, sr->track, &in_track);
 	return ms - in_track / sr->arc * sr->arc;
 }
+
+/* The data-space sector whose replica 0 is at member sector @u0. */
+static inline u64 ssa_sr_data(struct ssa_sr *sr, u64 u0)
+{
+	u32 in_track;
+	u64 t = div_u64_rem(u0, sr->track, &in_track);
+
+	return t * sr->arc + in_track;
+}
+
+/* ssa-srarray.c */
+void ssa_sr_fork(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
+		 u8 op, u64 start, u64 end, bool from_map);
+
+/* ssa-srarray-walk.c */
+extern const struct ssa_walk_ops ssa_sr_walk_ops;
+int ssa_sr_scrub(struct ssa_ctx *sc, bool repair);
+int ssa_sr_idle(struct ssa_ctx *sc);
+void ssa_sr_opt_changed(struct ssa_ctx *sc, int opt);
+void ssa_sr_stop(struct ssa_ctx *sc);
+void ssa_sr_start(struct ssa_ctx *sc);
 
 /* ssa-srarray-prop.c */
 int ssa_sr_prop_alloc(struct ssa_ctx *sc, struct ssa_sr *sr);
