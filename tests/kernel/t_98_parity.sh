@@ -5,7 +5,7 @@
 # small writes cost in children; the placement; the BS/AS ordering in the
 # trace; malformed tables.
 #
-# Uses delta/dwrite/dread (t_30) and bad_table (t_50).
+# Uses delta/dwrite/dread (t_30), bad_table (t_50) and msum (t_90).
 
 # parity_ok NAME: the independent checker finds every group consistent
 parity_ok() {
@@ -160,6 +160,51 @@ parity_children() {
 	return $rc
 }
 register parity_children parity_children
+
+# loop_writes LOOPDEV...: write requests completed and merged by the loop
+# devices' queues, summed (/sys/block/loopN/stat fields 5 and 6)
+loop_writes() {
+	local d s w=0 m=0
+	for d in "$@"; do
+		read -ra s < "/sys/block/${d#/dev/}/stat"
+		w=$((w + s[4])) m=$((m + s[5]))
+	done
+	echo "$w $m"
+}
+
+# Whole-stripe writes go out under one plug (Documentation/parity.rst,
+# target 1.17.0): the children of the groups of one bio reach each member
+# together, and a blk-mq member merges the adjacent ones into one request.
+# raid5 over four loop devices (their scheduler "none": only a plug merges
+# there), 64 KiB chunks, a sequential stream of 768 KiB writes (four whole
+# stripes each): the members must complete fewer than half as many write
+# requests as the children the target sent them (without the plug, one
+# each: the check fails), the data reads back, the parity holds.
+parity_plug_merges() {
+	local rc=0 d w0 m0 w1 m1 c0 c1 req merged children
+	loop_members 4 32 || return 1
+	for d in "${LOOPS[@]}"; do echo none > "/sys/block/${d#/dev/}/queue/scheduler"; done
+	vol_create ssat-v $((3 * 32 * 2048)) raid5 128 "${LOOPS[0]} 0 ${LOOPS[1]} 0 ${LOOPS[2]} 0 ${LOOPS[3]} 0" \
+		2 initial_sync off || return 1
+	head -c $((24 << 20)) /dev/urandom > "$WORK/rand"
+	read -r w0 m0 <<< "$(loop_writes "${LOOPS[@]}")"
+	c0=$(msum ssat-v 4 cw)
+	dd if="$WORK/rand" of=/dev/mapper/ssat-v bs=768k oflag=direct status=none ||
+		{ fail "the writes failed"; rc=1; }
+	read -r w1 m1 <<< "$(loop_writes "${LOOPS[@]}")"
+	c1=$(msum ssat-v 4 cw)
+	children=$((c1 - c0)) req=$((w1 - w0)) merged=$((m1 - m0))
+	info "$children children written, $req member write requests, $merged merges"
+	[ "$children" -ge 512 ] || { fail "only $children children for 24 MiB of whole stripes"; rc=1; }
+	[ $((2 * req)) -lt "$children" ] ||
+		{ fail "$req member requests for $children children: the plug did not merge"; rc=1; }
+	cmp -s "$WORK/rand" <(dd if=/dev/mapper/ssat-v bs=1M count=24 iflag=direct status=none) ||
+		{ fail "the data did not read back"; rc=1; }
+	parity_ok ssat-v || rc=1
+	vol_remove ssat-v
+	return $rc
+}
+register parity_plug_merges parity_plug_merges
 
 # Where logical chunks land, against the pictures in Documentation/parity.rst.
 parity_placement() {
