@@ -598,7 +598,9 @@ def _measure(dev, quick, budget_s, echo, seed, max_width) -> dict:
                 break
         if width is None:
             raise IdentifyError(f"width: no chunk up to {max_width} (or the device's end) "
-                                "shares chunk 0's member")
+                                "shares chunk 0's member (a mirror that sends a read to an "
+                                "idle copy looks so: md raid1/raid10 over members that say "
+                                "they are rotational)")
         # raid 0's rotation: chunk j and chunk j + W share a member
         for j in range(1, min(width, 4)):
             s = e1 + (j - 1) * chunk
