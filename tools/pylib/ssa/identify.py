@@ -22,7 +22,9 @@ host's path, the drive's command overhead):
   sawtooth's minimum), ``b`` one track behind ``a`` costs nothing more
   unless it lies on another cylinder, where the arm must move and the
   sector has passed: a turn more.  Stepping ``a`` back a track at a time,
-  that happens once per cylinder: its period is the heads H.
+  that happens once per cylinder: its period is the heads H.  With one
+  head (``one_head``) every track is a cylinder, and the probes behind
+  ``a`` must stay on its track: they start from a track's last sector.
 * **Seek curve** (``seek``): ``b`` m cylinders behind ``a`` (m H S sectors:
   the same head, the same angle), swept over one track's angles: the
   least time is the seek plus the same constant as at m = 0 (within one
@@ -31,9 +33,9 @@ host's path, the drive's command overhead):
   a zone ends (transfer rate = S x 512 / R).
 * **Read-ahead** (``cache``): ``b = a + 1``: a disk that reads ahead
   serves it from its segment at once; one that does not waits a turn.
-* **Command overhead**: the least time at m = 0 less one sector's
-  transfer and the host's own path, estimated by a flush (which an
-  emulated disk passes straight to its backing device).
+* **Command overhead** (``queued_overhead``): ``b`` queued behind ``a``,
+  which the disk starts the moment a ends: where its wait wraps over k
+  gives the overhead, with no host path in it.
 
 The analysis is pure functions over the measured times (``analyse_*``);
 ``measure`` runs the probes on a ``Probe`` (a device, or the model of one
@@ -177,7 +179,7 @@ def pair(dev, a: int, b: int) -> float:
 
 
 def queued_overhead(dev, a: int, saw: "Sawtooth", budget: "Budget",
-                    step: int = 8) -> tuple[float, int, dict]:
+                    step: int = 8, prime: int | None = None) -> tuple[float, int, dict]:
     """The disk's command overhead from reads queued behind others: ``a``
     (just passed by a read of the sector after it, so that it waits most
     of a turn) and, issued while it is served, ``b = a - k``.  The disk
@@ -187,11 +189,17 @@ def queued_overhead(dev, a: int, saw: "Sawtooth", budget: "Budget",
     R - o, it jumps up by a turn: o = R - (k + 1/2) T_s there, to half a
     sector time.  Only the jump's place is read, not the times around
     it, so the jitter of the two completions' wakeups does not enter.
-    Returns o, the k of the jump and the times seen."""
+    Every b up to a turn back must lie on a's cylinder: on another, b
+    pays a seek as well and the jump comes that much sooner (a disk of
+    one head: ``a`` the last sector of its track).  With no overhead the
+    jump is at k = S, where the formula gives -T_s/2: that is 0, not a
+    turn.  ``prime`` is the read before (by default a + 1).  Returns o,
+    the k of the jump and the times seen."""
     s, ts_sec, rot = saw.spt, saw.sector_time, saw.rotation
+    prime = a + 1 if prime is None else prime
 
     def q(k: int) -> float:
-        dev.read(a + 1)
+        dev.read(prime)
         return dev.queued(a, a - k)
 
     seen: dict = {}
@@ -222,15 +230,26 @@ def queued_overhead(dev, a: int, saw: "Sawtooth", budget: "Budget",
         k_star = abs(fine) if fine else k_hi
     else:
         k_star = hit
-    # the jump confirmed by the median of three reads on each side (a
-    # request held up before the jump can look like the jump itself)
-    for _ in range(step):
-        lo = float(np.nanmedian([seen.get(k_star - 1, math.nan)] + [q(k_star - 1) for _ in range(2)]))
-        hi = float(np.nanmedian([seen.get(k_star, math.nan)] + [q(k_star) for _ in range(2)]))
-        if not (hi == hi and lo == lo) or hi - lo > 0.5 * rot or k_star >= s + step:
+    # the jump confirmed by the median of three reads at each k around it:
+    # a request held up before the jump can look like the jump itself
+    # (the true one lies later), and a pair not queued (left out) can hide
+    # the k before the jump (the true one lies earlier)
+    meds: dict = {}
+
+    def med(k: int) -> float:
+        if k not in meds:
+            meds[k] = float(np.nanmedian([seen.get(k, math.nan)] + [q(k) for _ in range(2)]))
+        return meds[k]
+
+    # not past S: with no overhead the jump is there (b at the head as a
+    # ends, waiting nothing or, a nanosecond late, a turn)
+    for k in range(max(2, k_star - step), min(k_star + step, s) + 1):
+        lo, hi = med(k - 1), med(k)
+        if lo == lo and hi == hi and hi - lo > 0.5 * rot:
+            k_star = k
             break
-        k_star += 1
-    o = (rot - (k_star + 0.5) * ts_sec) % rot
+    o = rot - (k_star + 0.5) * ts_sec
+    o = max(0.0, o) if o > -ts_sec else o % rot
     return o, k_star, {str(k): v for k, v in sorted(seen.items())}
 
 
@@ -392,6 +411,12 @@ def analyse_heads(flags: list[bool]) -> int:
     h = max(set(sp), key=sp.count)
     if sp.count(h) < max(2, 0.6 * len(sp)) and len(sp) > 1:
         raise IdentifyError(f"heads: cylinder ends at irregular steps {sp}")
+    # a cylinder starts every h steps, so none is missing at either end
+    # of the scan (two stray flags far apart, from a window that sees no
+    # cylinder start at all, would otherwise read as one long cylinder)
+    if idx[0] > h + 1 or len(flags) - 1 - idx[-1] > h + 1:
+        raise IdentifyError(f"heads: cylinder ends at steps {idx} of {len(flags)}: none "
+                            f"in the first or the last {h + 1}")
     return h
 
 
@@ -625,6 +650,8 @@ def _track_scan(dev, a: int, saw: Sawtooth, w: int, budget: Budget, jmax: int,
             break
         if j >= 15 and all(flags):
             break               # every window crosses: see heads_scan
+        if j >= 127 and not any(flags):
+            break               # no cylinder start in 128 tracks: see heads_scan
     return flags, times
 
 
@@ -641,7 +668,11 @@ def heads_scan(dev, a: int, saw: Sawtooth, budget: Budget, jmax: int = 4096,
     and two steps a cylinder, every step is flagged; then again with w =
     k_min, shorter than a track, which holds only the start of a's own
     track (a lies less than k_min into it, or the first scan would have
-    seen single steps): one step a cylinder, or every step with one head."""
+    seen single steps): one step a cylinder, or every step with one head.
+    With one head the sweep's offset of least wait may be a seek's, and
+    the window then sees no cylinder start at all: a scan stops after 128
+    tracks without one (so at most 128 heads are told), and
+    ``one_head`` looks again."""
     s = saw.spt
     # not the very offset of least wait, at the edge where a request the
     # host makes a little late waits a whole turn: a few sector times
@@ -654,6 +685,8 @@ def heads_scan(dev, a: int, saw: Sawtooth, budget: Budget, jmax: int = 4096,
         host delayed can flag a step, or hide one), twice more over the
         same steps, each step flagged by the majority."""
         flags, times = _track_scan(dev, a, saw, w, budget, jmax, need)
+        if not any(flags):
+            return flags, times         # nothing to vote on
         try:
             if flags and not all(flags):
                 analyse_heads(flags)
@@ -672,6 +705,85 @@ def heads_scan(dev, a: int, saw: Sawtooth, budget: Budget, jmax: int = 4096,
     return analyse_heads(flags), flags, times
 
 
+def one_head(dev, x: int, saw: Sawtooth, budget: Budget) -> dict:
+    """A disk whose every track is a cylinder of its own (one head): the
+    offset of least wait, a track's first sector near ``x``, and the
+    evidence.  Raises when the tracks near ``x`` are not each a cylinder.
+
+    With one head, ``b = x - k`` lies on ``x``'s track only for k up to
+    x's place p in its track; further back the arm must move a cylinder.
+    A sweep from x then mixes two floors (the host's path alone, and that
+    path and a one-cylinder seek), so that its least time, the heads
+    scan's window and the overhead's jump (which the seek moves by its
+    length: a 1.5 ms "overhead" on a disk that has none) all depend on p.
+    Here, at each k, the two sectors at b's angle around it, ``x - k``
+    and ``x + S - k``, of which exactly one is on x's track: the lesser
+    time is the track's own (a seek only ever adds a turn), so k_min is
+    the true one.  Then, at an offset w a few sector times short of it
+    (a wait of some 250 us, less than any seek), a pair (y, y - w) waits
+    a turn more exactly when y lies less than w into its track: a scan
+    of y over one track finds where the track begins, and three tracks
+    further back show the same (one head: every track a cylinder).
+    Forward reads would be served by a read-ahead segment: not on such a
+    disk."""
+    s, rot, ts_sec = saw.spt, saw.rotation, saw.sector_time
+    if getattr(dev, "scrub", False):
+        raise IdentifyError("heads: one track per cylinder is not measured on a disk that "
+                            "reads ahead (the probe reads forward)")
+    budget.check("the heads scan")
+    back = {k: pair(dev, x, x - k) for k in range(1, s)}
+    fwd = {k: pair(dev, x, x + s - k) for k in range(1, s)}
+    least = {k: min(back[k], fwd[k]) for k in back}
+    # the least of a few, each read three times (a request the host
+    # delayed between the two reads waits less than its angle says)
+    best = None
+    for k in sorted(least, key=least.get)[:6]:
+        t = float(np.median([min(pair(dev, x, x - k), pair(dev, x, x + s - k))
+                             for _ in range(3)]))
+        if best is None or t < best[0]:
+            best = (t, k)
+    t_min, k_min = best
+    j = max(1, math.ceil(min(250e-6, rot / 10) / ts_sec))
+    w = (k_min - j - 1) % s + 1
+    t_w = least[w] if w in least else t_min + j * ts_sec
+    thr = t_w + rot / 2
+
+    def late(y: int) -> bool:
+        """(y, y - w) a turn late: y less than w into its track (the
+        majority of three reads)."""
+        return sum(pair(dev, y, y - w) > thr for _ in range(3)) >= 2
+
+    # the track's first sector: where, going forward over one track, a
+    # pair stops being on time (coarse, then one sector at a time)
+    budget.check("the heads scan")
+    step = max(1, min(8, w // 2, (s - w) // 2))
+    ys = list(range(x - s - step, x + 1, step))
+    flags = [late(y) for y in ys]
+    start = None
+    for i in range(1, len(ys)):
+        if flags[i] and not flags[i - 1]:
+            lo, hi = ys[i - 1], ys[i]           # lo on time, hi late
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if late(mid):
+                    hi = mid
+                else:
+                    lo = mid
+            start = hi
+            break
+    if start is None:
+        raise IdentifyError("heads: no cylinder start seen at a one-track window (a disk of "
+                            "one head would show one every track)")
+    # every track a cylinder: three tracks back, the pair from a track's
+    # first sector is late, and from w sectors into it on time
+    checks = [(late(start - i * s), late(start - i * s + w)) for i in range(1, 4)]
+    if not all(first and not into for first, into in checks):
+        raise IdentifyError("heads: a cylinder start on one track but not on the tracks "
+                            f"before it ({checks}): not a disk of one head")
+    return {"k_min": k_min, "t_min": t_min, "w": w, "track_start": start,
+            "scan": list(zip(ys, flags)), "checks": checks}
+
+
 def cylinder_start(a: int, saw: Sawtooth, flags: list[bool], heads: int) -> int:
     """A sector at ``a``'s angle on the first track of a cylinder: the
     last cylinder end in step with the others (a step the host delayed can
@@ -682,14 +794,19 @@ def cylinder_start(a: int, saw: Sawtooth, flags: list[bool], heads: int) -> int:
     return a - max(j for j in ends if j % heads == phase) * saw.spt
 
 
-def seek_min(dev, a: int, b0: int, saw: Sawtooth, budget: Budget, step: int = 8) -> float:
+def seek_min(dev, a: int, b0: int, saw: Sawtooth, budget: Budget, step: int = 8,
+             wrap: bool = False) -> float:
     """The least time of pairs (a, b0 - k) over one track's angles k,
-    found coarse (every ``step``) then fine around the least."""
+    found coarse (every ``step``) then fine around the least.  With
+    ``wrap`` (b0 the last sector of a track of a one-head disk), the fine
+    angles are taken modulo the track, so that b stays on b0's track: a
+    sector past it lies a cylinder nearer."""
     s = saw.spt
     coarse = {k: pair(dev, a, b0 - k) for k in range(0, s, step)}
     kbest = min(coarse, key=coarse.get)
     budget.check("the seek curve")
-    fine = {k: pair(dev, a, b0 - k) for k in range(kbest - step, kbest + step + 1)
+    near = range(kbest - step, kbest + step + 1)
+    fine = {k: pair(dev, a, b0 - k) for k in sorted({k % s if wrap else k for k in near})
             if k not in coarse and b0 - k >= 0}
     fine.update(coarse)
     # the three least, each read twice more: a request the host delayed
@@ -793,23 +910,42 @@ def _measure(dev, quick: bool, budget_s: float, echo) -> dict:
     else:                           # the offset of least wait in this zone
         za, _, _ = find_sawtooth(dev, xa, budget, kmax0=2 * s_z + 8, rotation=rot)
     echo(f"identify: tracks per cylinder (S = {s_z})")
-    heads, fa, htimes = heads_scan(dev, xa, za, budget)
-    out["heads"] = {"at": xa, "heads": heads, "flags": fa, "t": htimes}
+    try:
+        heads, fa, htimes = heads_scan(dev, xa, za, budget)
+        scan_err = None
+    except IdentifyError as e:
+        heads, fa, htimes, scan_err = 0, [], [], e
+    one = None
+    if heads <= 1:
+        # one head, or a scan thrown off by it: with one head the sweep's
+        # least time may be a seek's, and its window misplaced
+        echo("identify: one head? (every track a cylinder of its own)")
+        try:
+            one = one_head(dev, xa, za, budget)
+        except IdentifyError:
+            if scan_err:
+                raise scan_err from None
+            raise
+        heads = 1
+        za.k_min, za.t_min = one["k_min"], one["t_min"]
+    out["heads"] = {"at": xa, "heads": heads, "flags": fa, "t": htimes, "one_head": one}
     zones = zones_from_edges(edges, heads, n)
     cyl_total = sum(c for c, _ in zones)
     out["zones"] = {"points": [{"sector": x, "spt": z.spt, "rotation": z.rotation}
                                for x, z in pts], "edges": edges, "table": zones}
 
-    c0 = cylinder_start(xa, za, fa, heads)
+    c0 = cylinder_start(xa, za, fa, heads) if one is None else one["track_start"]
     per_cyl = heads * s_z
     cmax = max(3, (c0 - max(z_lo, s_z)) // per_cyl - 2)     # the edge is known to 64 sectors
     ms = distances(cmax, 6 if quick else 12)
     echo(f"identify: seek curve ({len(ms)} distances, up to {ms[-1]} cylinders, "
          f"S = {s_z})")
     # a on the cylinder's second track: one track's angles behind it stay
-    # on the cylinder (with one head per cylinder, the sweep's least time)
-    a = c0 + s_z if heads > 1 else c0
-    base = seek_min(dev, a, a - 1, za, budget) if heads > 1 else za.t_min
+    # on the cylinder; with one head, a is its track's last sector and
+    # the angles behind it are its own track's
+    a = c0 + s_z if heads > 1 else c0 + s_z - 1
+    base = (seek_min(dev, a, a - 1, za, budget) if heads > 1 else
+            seek_min(dev, a, a, za, budget, wrap=True))
     if heads > 1:
         # and one track on: if the scan put the cylinder's start a track
         # late, a's track is the first and the sweep behind it crossed onto
@@ -822,7 +958,7 @@ def _measure(dev, quick: bool, budget_s: float, echo) -> dict:
         b0 = a - m * per_cyl
         if b0 - s_z < 0:
             break
-        seeks.append(seek_min(dev, a, b0, za, budget) - base)
+        seeks.append(seek_min(dev, a, b0, za, budget, wrap=heads == 1) - base)
     ms = ms[:len(seeks)]
     sa, sb, res = fit_seek(ms, seeks)
     out["seek"] = {"at": a, "spt": s_z, "m": ms, "seek": seeks, "base_t": base, "a": sa,
@@ -832,10 +968,11 @@ def _measure(dev, quick: bool, budget_s: float, echo) -> dict:
     # ends: no host in between), its least time less a sector's transfer;
     # beside it, the least time of a pair less the host path of a flush
     echo("identify: command overhead (reads queued two deep)")
+    prime = a if heads == 1 else None       # a + 1 would be the next cylinder
     try:
-        overhead, k_star, qseen = queued_overhead(dev, a, za, budget)
+        overhead, k_star, qseen = queued_overhead(dev, a, za, budget, prime=prime)
     except IdentifyError:               # once more: a held-up request can hide the jump
-        overhead, k_star, qseen = queued_overhead(dev, a, za, budget)
+        overhead, k_star, qseen = queued_overhead(dev, a, za, budget, prime=prime)
     fl = [dev.flush() for _ in range(9)]
     fl = [x for x in fl if x == x]
     host = min(fl) if fl else 0.0
