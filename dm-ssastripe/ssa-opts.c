@@ -71,6 +71,7 @@ static const char *const ssa_rotations[] = {
 #define SSA_ONLY_MIRROR	"Option only valid for the mirror layout"
 #define SSA_ONLY_PARITY	"Option only valid for the raid5 and pstripe layouts"
 #define SSA_ONLY_SRARRAY "Option only valid for the srarray layout"
+#define SSA_BM_LAYOUTS	"the mirror, raid5, pstripe and srarray layouts"
 
 static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 	[SSA_OPT_COALESCE] = {
@@ -152,19 +153,19 @@ static const struct ssa_opt_desc ssa_opts[SSA_NR_OPTS] = {
 		.range = { 0, SSA_MAX_MEMBERS - 1,
 			   "Invalid rebuild member: expected a member index" },
 		.def = 0,
-		.only = "rebuild is an option of the mirror, raid5, pstripe and srarray layouts",
+		.only = "rebuild is an option of " SSA_BM_LAYOUTS,
 	},
 	[SSA_OPT_BITMAP] = {
 		.name = "bitmap",
 		.device = true,
-		.only = "bitmap is an option of the mirror, raid5 and pstripe layouts",
+		.only = "bitmap is an option of " SSA_BM_LAYOUTS,
 	},
 	[SSA_OPT_BITMAP_REGION] = {
 		.name = "bitmap_region",
 		.range = { 1, INT_MAX,
 			   "Invalid bitmap_region: expected rows a region, at least 1" },
 		.def = 0,	/* 0: chosen by the layout */
-		.only = "bitmap_region is an option of the mirror, raid5 and pstripe layouts",
+		.only = "bitmap_region is an option of " SSA_BM_LAYOUTS,
 	},
 	[SSA_OPT_PPL] = {
 		.name = "ppl",

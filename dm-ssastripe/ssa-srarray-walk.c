@@ -181,7 +181,20 @@ void ssa_sr_stop(struct ssa_ctx *sc)
 	ssa_sr_prop_stop(sc);
 }
 
-/* Resume: background propagation, then the rebuild from its cursor. */
+/* Before the first resume: read the bitmap. */
+int ssa_sr_prepare(struct ssa_ctx *sc)
+{
+	return ssa_bm_prepare(ssa_sr_of(sc)->w.bm);
+}
+
+/* Suspended with nothing in flight: propagation's end, the bitmap clean. */
+void ssa_sr_quiesced(struct ssa_ctx *sc)
+{
+	ssa_sr_prop_quiesced(sc);
+	ssa_bm_quiesced(ssa_sr_of(sc)->w.bm);
+}
+
+/* Resume: background propagation, then the walks (rebuild, resync). */
 void ssa_sr_start(struct ssa_ctx *sc)
 {
 	ssa_sr_prop_start(sc);

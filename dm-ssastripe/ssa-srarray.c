@@ -55,6 +55,11 @@ static int ssa_sr_check_opts(struct ssa_ctx *sc)
 		}
 		sc->copies = sc->opt[SSA_OPT_COPIES];
 	}
+	if (test_bit(SSA_OPT_BITMAP, &sc->opts_given) &&
+	    sc->opt[SSA_OPT_PROPAGATE] == SSA_PROP_BACKGROUND) {
+		sc->ti->error = "srarray bitmap needs propagate foreground";
+		return -EINVAL;
+	}
 	if (!sc->rebuild_mask)
 		return 0;
 	if (sc->opt[SSA_OPT_PROPAGATE] == SSA_PROP_BACKGROUND) {
@@ -98,6 +103,7 @@ static int ssa_sr_check_geometry(struct ssa_ctx *sc)
 }
 
 static int ssa_sr_retry_next(struct ssa_ctx *sc, struct ssa_child *c);
+static void ssa_sr_bm_go(struct ssa_ctx *sc, struct ssa_bm_wait *w);
 
 /*
  * A replica's place on its track is counted from the member's offset
@@ -151,6 +157,9 @@ static int ssa_sr_alloc(struct ssa_ctx *sc)
 	sc->priv = sr;
 	r = ssa_walk_init(&sr->w, sc, &ssa_sr_walk_ops,
 			  div_u64(sc->member_len, sr->replicas));
+	if (!r && sc->meta_dev)
+		r = ssa_bm_create(sc, div_u64(sr->w.len, sc->geom.chunk), NULL,
+				  ssa_sr_bm_go, &sr->w.bm);
 	if (r)
 		return r;
 	/* with one replica there is nothing to propagate */
@@ -173,6 +182,7 @@ static void ssa_sr_free(struct ssa_ctx *sc)
 		return;
 	cancel_work_sync(&sr->retry.work);
 	ssa_walk_free(&sr->w);
+	ssa_bm_free(sr->w.bm);
 	ssa_sr_prop_free(sr);
 	kfree(sr);
 	sc->priv = NULL;
@@ -237,6 +247,33 @@ static int ssa_sr_choose(struct ssa_ctx *sc, u32 set, u64 u0, u32 len,
 		}
 	}
 	return best >= 0 ? best : fewest;
+}
+
+/*
+ * Whether data-space sectors [u, u + len) lie in a region the bitmap
+ * holds for a resync: a crash may have left their replicas and copies
+ * different, so a read goes where the resync copies from.
+ */
+static bool ssa_sr_unsynced(struct ssa_ctx *sc, u64 u, u64 len)
+{
+	struct ssa_bitmap *bm = ssa_sr_of(sc)->w.bm;
+
+	return unlikely(bm) &&
+	       ssa_bm_range_pending(bm, div_u64(u, sc->geom.chunk),
+				    div_u64(u + len - 1, sc->geom.chunk));
+}
+
+/* The resync's source of @set: its first copy in sync and in @live. */
+static int ssa_sr_source(struct ssa_ctx *sc, u32 set, u64 live)
+{
+	unsigned int k, m;
+
+	for (k = 0; k < sc->copies; k++) {
+		m = set * sc->copies + k;
+		if ((live & BIT_ULL(m)) && ssa_walk_in_sync(sc, m))
+			return m;
+	}
+	return -1;
 }
 
 /* Has @set a copy in @live? */
@@ -311,12 +348,16 @@ void ssa_sr_fork(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		len = min(e.len, end - ls);
 		u0 = ssa_sr_sector(e.msector, sr->track, sr->replicas, 0);
 		if (op == SSA_OP_READ) {
-			pick = ssa_sr_choose(sc, e.member, u0, len, live, 0);
+			if (ssa_sr_unsynced(sc, e.msector, len))
+				pick = ssa_sr_source(sc, e.member, live);
+			else
+				pick = ssa_sr_choose(sc, e.member, u0, len, live, 0);
 			if (pick < 0)
 				ssa_io_set_error(io, BLK_STS_IOERR);
 			else
 				ssa_sr_child(sc, io, bio, ls - start, len, pick,
-					     u0, true, from_map);
+					     u0, !ssa_sr_unsynced(sc, e.msector, len),
+					     from_map);
 			continue;
 		}
 		for (k = 0; k < copies; k++) {
@@ -339,6 +380,28 @@ void ssa_sr_fork(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	ssa_io_put(io);
 }
 
+/* Past the bitmap: a write waits for a walk's window, then forks. */
+static void ssa_sr_admit(struct ssa_ctx *sc, struct ssa_io *io,
+			 struct bio *bio, u8 op, u64 start, u64 end,
+			 bool from_map)
+{
+	if (op == SSA_OP_WRITE &&
+	    ssa_walk_admit(&ssa_sr_of(sc)->w, io, bio, start, end))
+		return;
+	ssa_sr_fork(sc, io, bio, op, start, end, from_map);
+}
+
+/* The bitmap's work: the bits of a write that waited are on the device. */
+static void ssa_sr_bm_go(struct ssa_ctx *sc, struct ssa_bm_wait *w)
+{
+	struct ssa_io *io = container_of(w, struct ssa_io, bmw);
+	struct bio *bio = dm_bio_from_per_bio_data(io, sc->io_size);
+	u64 start = dm_target_offset(sc->ti, bio->bi_iter.bi_sector);
+
+	ssa_sr_admit(sc, io, bio, ssa_op_of(bio), start,
+		     start + bio_sectors(bio), false);
+}
+
 /*
  * Flushes go to every member (ssa_map_data()), with background
  * propagation once nothing is stale; a write that touches the window a
@@ -348,23 +411,33 @@ static int ssa_sr_map(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		      u8 op, u64 start, u64 end)
 {
 	struct ssa_sr *sr = ssa_sr_of(sc);
+	u64 lo, hi;
 	int held;
 
 	ssa_walk_map_init(io);
+	ssa_bm_wait_init(&io->bmw);
 	if (op == SSA_OP_FLUSH && ssa_sr_hold_flush(sr, bio, &held))
 		return held;
 	if (op != SSA_OP_READ && op != SSA_OP_WRITE)
 		return ssa_map_data(sc, io, bio, op, start, end);
-	if (op == SSA_OP_WRITE && ssa_walk_admit(&sr->w, io, bio, start, end))
-		return DM_MAPIO_SUBMITTED;
-	ssa_sr_fork(sc, io, bio, op, start, end, true);
+	/* a write's regions on the bitmap device first (if it has one) */
+	if (unlikely(sr->w.bm) && op == SSA_OP_WRITE) {
+		ssa_rows_of(sc, start, end, &lo, &hi);
+		if (!ssa_bm_gate(sr->w.bm, &io->bmw, div_u64(lo, sc->geom.chunk),
+				 div_u64(hi - 1, sc->geom.chunk)))
+			return DM_MAPIO_SUBMITTED;
+	}
+	ssa_sr_admit(sc, io, bio, op, start, end, true);
 	return DM_MAPIO_SUBMITTED;
 }
 
-/* The request is about to be joined: off the walk's books. */
+/* The request is about to be joined: off the bitmap's and walk's books. */
 static void ssa_sr_join(struct ssa_io *io)
 {
-	ssa_walk_join(&ssa_sr_of(io->sc)->w, io);
+	struct ssa_sr *sr = ssa_sr_of(io->sc);
+
+	ssa_bm_release(sr->w.bm, &io->bmw);
+	ssa_walk_join(&sr->w, io);
 }
 
 /* Is a member of @m's set other than @m in sync (a source of its data)? */
@@ -589,6 +662,7 @@ static unsigned int ssa_sr_status(struct ssa_ctx *sc, status_type_t type,
 	       p ? READ_ONCE(p->nr_stale) : 0,
 	       p ? (u64)atomic64_read(&p->copied) : 0,
 	       p ? (u64)atomic64_read(&p->dropped) : 0);
+	sz = ssa_bm_status(sr->w.bm, result, maxlen, sz);
 	return ssa_walk_emit(&sr->w, result, maxlen, sz);
 }
 
@@ -596,7 +670,8 @@ const struct ssa_layout_ops ssa_srarray_ops = {
 	.opts = SSA_COMMON_OPTS | SSA_SCHED_OPTS | BIT(SSA_OPT_REPLICAS) |
 		BIT(SSA_OPT_TRACK_SECTORS) | BIT(SSA_OPT_COPIES) |
 		BIT(SSA_OPT_PROPAGATE) | BIT(SSA_OPT_REBUILD) |
-		BIT(SSA_OPT_REBUILD_RATE),
+		BIT(SSA_OPT_REBUILD_RATE) | BIT(SSA_OPT_BITMAP) |
+		BIT(SSA_OPT_BITMAP_REGION),
 	.check_opts = ssa_sr_check_opts,
 	.check_geometry = ssa_sr_check_geometry,
 	.alloc = ssa_sr_alloc,
@@ -612,5 +687,6 @@ const struct ssa_layout_ops ssa_srarray_ops = {
 	.status = ssa_sr_status,
 	.stop = ssa_sr_stop,
 	.start = ssa_sr_start,
-	.quiesced = ssa_sr_prop_quiesced,
+	.prepare = ssa_sr_prepare,
+	.quiesced = ssa_sr_quiesced,
 };

@@ -114,6 +114,8 @@ int ssa_sr_scrub(struct ssa_ctx *sc, bool repair);
 int ssa_sr_idle(struct ssa_ctx *sc);
 void ssa_sr_opt_changed(struct ssa_ctx *sc, int opt);
 void ssa_sr_stop(struct ssa_ctx *sc);
+int ssa_sr_prepare(struct ssa_ctx *sc);
+void ssa_sr_quiesced(struct ssa_ctx *sc);
 void ssa_sr_start(struct ssa_ctx *sc);
 
 /* ssa-srarray-prop.c */

@@ -223,7 +223,7 @@ parity_bitmap_bad_tables() {
 	bad_table bitmap-region-tiny "0 $((3 << 21)) ssastripe raid5 1 4 $big 4 bitmap $bm bitmap_region 1" \
 		"bitmap_region too small" || rc=1
 	bad_table bitmap-stripe "0 8192 ssastripe stripe 8 2 /dev/ram0 0 /dev/ram1 0 2 bitmap $bm" \
-		"bitmap is an option of the mirror, raid5 and pstripe layouts" || rc=1
+		"bitmap is an option of the mirror, raid5, pstripe and srarray layouts" || rc=1
 	# a bitmap written for one geometry refuses another
 	dmsetup create ssat-v --table "$T 4 bitmap $bm initial_sync off" || { fail "cannot create the volume"; return 1; }
 	vol_remove ssat-v
