@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # ssa identify (Documentation/identify.rst) told only the device: ssadisks
-# whose settings are drawn at random (seeded, five draws: rotation 5400 to
-# 15000 rpm, 2 to 6 heads, 1 to 3 zones of 60 to 300 sectors a track,
-# seek a 0.5-3 ms and b 40-250 us, overhead 0-600 us, a random spindle
-# phase) are measured by identify, which must give the rotation within 1 %,
-# the mean seek within 5 %, the transfer rate at every zone point within
-# 3 %, the command overhead within 100 us and two sector times, the heads
-# and the sectors per track exactly.  Then the round trip:
+# whose settings are drawn at random (seeded, six draws: rotation 5400 to
+# 15000 rpm, 2 to 6 heads, and one head in the sixth (every track a
+# cylinder of its own, as on seed 001's members), 1 to 3 zones of 60 to
+# 300 sectors a track, seek a 0.5-3 ms and b 40-250 us, overhead 0-600
+# us, a random spindle phase) are measured by identify, which must give
+# the rotation within 1 %, the mean seek within 5 %, the transfer rate at
+# every zone point within 3 %, the command overhead within 100 us and two
+# sector times, the heads and the sectors per track exactly.  Then the
+# round trip:
 # the first draw's identified table on a second ramdisk, the same random
 # reads (fio, the same offsets, QD 1 and 8) on both, the disks' own mean
 # service times (status svc_mean_us) within 2 %.  Clocked: a read's time
@@ -20,8 +22,10 @@ import json, random, sys
 rng = random.Random(20261129)
 cap = 131072                      # one 64 MiB ramdisk, in sectors
 with open(sys.argv[1], "w") as f:
-    for i in range(5):
+    for i in range(6):
         heads = rng.randint(2, 6)
+        if i == 5:              # one head (drawn as the others, so they stay as they were)
+            heads = 1
         nz = rng.randint(1, 3)
         spts = sorted(rng.sample(range(60, 300), nz), reverse=True)
         # cylinders: as many as fit, split between the zones
@@ -99,6 +103,13 @@ for i, d in enumerate(draws):
           f"{res['heads']}, rates {rate_err:.2%}, overhead {res['overhead_s'] * 1e6:.0f} us "
           f"({errs['overhead'] * 1e6:+.0f}), "
           f"{r['reads']} reads: {'ok' if ok else 'WRONG'}")
+    if not ok:      # the evidence: zone points, the heads' probes, the queued pairs
+        oh, one = r["overhead"], r["heads"].get("one_head")
+        print(f"#   S at {[(p['sector'], p['spt']) for p in r['zones']['points']]}; "
+              f"heads at {r['heads']['at']}, one head: "
+              f"{ {k: v for k, v in (one or {}).items() if k != 'scan'} }; seek from "
+              f"{r['seek']['at']}; queued pairs (k: us), jump at {oh['k_jump']}: "
+              f"{ {k: round(v * 1e6) for k, v in oh['queued_t'].items() if v == v} }")
     bad += not ok
 with open(f"{work}/roundtrip.args", "w") as f:
     r = json.load(open(f"{work}/identify-0.json"))
