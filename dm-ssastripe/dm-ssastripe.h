@@ -472,18 +472,6 @@ void ssa_issue_from(struct ssa_ctx *sc, struct ssa_io *io, struct bio *child,
 void ssa_remap_parent(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		      u8 op, u64 start, u64 end, const struct ssa_extent *e);
 
-/*
- * ssa-io.c: internal work's synchronous member I/O (walks, propagation),
- * a window of pages at a time.
- */
-#define SSA_WINDOW_SECTORS	512	/* 256 KiB */
-#define SSA_WINDOW_PAGES	DIV_ROUND_UP(SSA_WINDOW_SECTORS << SECTOR_SHIFT, \
-					     PAGE_SIZE)
-struct page **ssa_pages_alloc(void);
-void ssa_pages_free(struct page **pages);
-int ssa_member_rw(struct ssa_ctx *sc, unsigned int m, enum req_op op, u64 ms,
-		  unsigned int sectors, struct page **pages, u8 class);
-
 /* ssa-dispatch.c: the member dispatchers and member failures */
 void ssa_submit_child(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 		      struct ssa_cstate *cs, bool from_map);
@@ -529,7 +517,19 @@ int ssa_sched_alloc(struct ssa_ctx *sc);
 void ssa_sched_free(struct ssa_ctx *sc);
 struct bio *ssa_sched_pop(struct ssa_ctx *sc, struct ssa_member *mb,
 			  struct bio_list *q);
-/* Synchronous member and metadata I/O (ssa-dispatch.c; process context) */
+
+/*
+ * ssa-member-io.c: background work's synchronous member and metadata I/O
+ * (walks, propagation, the bitmap's and the log's daemons; process
+ * context), a window of pages at a time.
+ */
+#define SSA_WINDOW_SECTORS	512	/* 256 KiB */
+#define SSA_WINDOW_PAGES	DIV_ROUND_UP(SSA_WINDOW_SECTORS << SECTOR_SHIFT, \
+					     PAGE_SIZE)
+struct page **ssa_pages_alloc(void);
+void ssa_pages_free(struct page **pages);
+int ssa_member_rw(struct ssa_ctx *sc, unsigned int m, enum req_op op, u64 ms,
+		  unsigned int sectors, struct page **pages, u8 class);
 int ssa_flush_members(struct ssa_ctx *sc);
 int ssa_pages_io(struct block_device *bdev, sector_t sector,
 		 struct page **pages, u32 bytes, blk_opf_t opf);

@@ -16,9 +16,6 @@
  * same FIFO, while each starts where the last ends on the member, as one
  * bio taking one slot (children of different requests: a sequential
  * stream's adjacent pieces, as a disk's elevator would merge them).
- *
- * At the end, the synchronous member I/O of the background work: flushing
- * every member, and a page buffer read or written and waited for.
  */
 #include <linux/blk-crypto.h>
 #include <linux/blkdev.h>
@@ -446,51 +443,4 @@ void ssa_child_done(struct ssa_ctx *sc, struct bio *bio, struct ssa_io *io,
 	__ssa_child_done_held(sc, bio, io, cs, status);
 	if (cs->counted)
 		ssa_slot_put(sc, cs->member);
-}
-
-/*
- * Members' volatile caches to their media (the write-intent bitmap's and
- * the partial parity log's daemons, before they let go of what they
- * recorded).  A member whose
- * flush fails has failed (its writes may be lost); the error is returned.
- */
-int ssa_flush_members(struct ssa_ctx *sc)
-{
-	unsigned int m;
-	int r = 0, e;
-
-	for (m = 0; m < sc->nr_members; m++) {
-		if (test_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
-			continue;
-		e = blkdev_issue_flush(sc->members[m].dev->bdev);
-		if (e) {
-			ssa_member_error(sc, m, BLK_STS_IOERR, NULL);
-			r = e;
-		}
-	}
-	return r;
-}
-
-/*
- * Read or write @bytes at @sector of @bdev from @pages, and wait: the
- * background walks' member I/O and the bitmap's (process context only).
- */
-int ssa_pages_io(struct block_device *bdev, sector_t sector,
-		 struct page **pages, u32 bytes, blk_opf_t opf)
-{
-	unsigned int i, n = DIV_ROUND_UP(bytes, PAGE_SIZE);
-	struct bio *bio;
-	int r;
-
-	bio = bio_alloc(bdev, n, opf, GFP_NOIO);
-	bio->bi_iter.bi_sector = sector;
-	for (i = 0; i < n; i++) {
-		u32 b = min_t(u32, PAGE_SIZE, bytes);
-
-		__bio_add_page(bio, pages[i], b, 0);
-		bytes -= b;
-	}
-	r = submit_bio_wait(bio);
-	bio_put(bio);
-	return r;
 }
