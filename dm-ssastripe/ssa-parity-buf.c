@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * dm-ssastripe: the parity layouts' buffers: XOR and copies between page buffers
- * and a request's bvecs, the group locks, and the pages of an operation.
+ * dm-ssastripe: the parity layouts' buffers: XOR and copies between page
+ * buffers and a request's bvecs, and the pages of an operation.
  */
 #include "ssa-parity.h"
 
@@ -142,55 +142,6 @@ void ssa_compute_parity(struct ssa_pop *op, struct ssa_pgroup *pg)
 		ssa_xor_buf(p, 0,
 			    ssa_task_pages(&op->tasks[pg->xfirst + j]),
 			    0, span << SECTOR_SHIFT);
-}
-
-/* ---- group locks ---------------------------------------------------- */
-
-struct hlist_head *ssa_bucket(struct ssa_parity *par, u64 key)
-{
-	return &par->buckets[hash_64(key, SSA_LOCK_BITS)];
-}
-
-/* Lock every group of @op, or queue it to wait.  Called under par->lock. */
-bool ssa_lock_or_wait(struct ssa_parity *par, struct ssa_pop *op)
-{
-	struct ssa_plock *l;
-	unsigned int i;
-
-	for (i = 0; i < op->nr_locks; i++) {
-		hlist_for_each_entry(l, ssa_bucket(par, op->locks[i].key), node) {
-			if (l->key == op->locks[i].key) {
-				list_add_tail(&op->wait, &par->waiting);
-				return false;
-			}
-		}
-	}
-	for (i = 0; i < op->nr_locks; i++)
-		hlist_add_head(&op->locks[i].node,
-			       ssa_bucket(par, op->locks[i].key));
-	op->locked = true;
-	return true;
-}
-
-void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op)
-{
-	struct ssa_parity *par = ssa_par(sc);
-	unsigned long flags;
-	unsigned int i;
-	bool kick;
-
-	spin_lock_irqsave(&par->lock, flags);
-	for (i = 0; i < op->nr_locks; i++)
-		hlist_del(&op->locks[i].node);
-	kick = !list_empty(&par->waiting);
-	if (kick)
-		par->retry = true;
-	spin_unlock_irqrestore(&par->lock, flags);
-	op->locked = false;
-	ssa_bm_release(par->bm, &op->bmw);
-	ssa_ppl_release(op);
-	if (kick)
-		queue_work(par->start_wq, &par->start_work);
 }
 
 /* ---- pages ---------------------------------------------------------- */

@@ -11,44 +11,6 @@
 
 #define SSA_SCRUB_SECTORS	512	/* a group is checked 256 KiB at a time */
 
-/* Lock one group, waiting while a write holds it (scrub, rebuilt reads). */
-void ssa_wait_lock(struct ssa_parity *par, struct ssa_plock *lk,
-		   u64 key)
-{
-	struct ssa_plock *l;
-	bool busy;
-
-	for (;;) {
-		busy = false;
-		spin_lock_irq(&par->lock);
-		hlist_for_each_entry(l, ssa_bucket(par, key), node)
-			busy |= l->key == key;
-		if (!busy) {
-			lk->key = key;
-			hlist_add_head(&lk->node, ssa_bucket(par, key));
-		}
-		spin_unlock_irq(&par->lock);
-		if (!busy)
-			return;
-		usleep_range(100, 200);
-	}
-}
-
-void ssa_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk)
-{
-	struct ssa_parity *par = ssa_par(sc);
-	bool kick;
-
-	spin_lock_irq(&par->lock);
-	hlist_del(&lk->node);
-	kick = !list_empty(&par->waiting);
-	if (kick)
-		par->retry = true;
-	spin_unlock_irq(&par->lock);
-	if (kick)
-		queue_work(par->start_wq, &par->start_work);
-}
-
 static const char *ssa_walk_name(struct ssa_parity *par)
 {
 	return ssa_walk_names[READ_ONCE(par->walk)][0];

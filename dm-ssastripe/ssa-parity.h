@@ -165,11 +165,14 @@ void ssa_bio_to_buf(struct ssa_pop *op, struct page **dst, u32 doff,
 		    u32 loff, u32 sectors, bool copy);
 void ssa_copy_buf(struct page **dst, u32 doff, struct page **src, u32 soff,
 		  u32 bytes);
-struct hlist_head *ssa_bucket(struct ssa_parity *par, u64 key);
-bool ssa_lock_or_wait(struct ssa_parity *par, struct ssa_pop *op);
-void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op);
 void ssa_get_pages(struct ssa_parity *par, struct ssa_pop *op);
 void ssa_put_pages(struct ssa_parity *par, struct ssa_pop *op);
+
+/* ssa-parity-lock.c: the group locks */
+bool ssa_lock_or_wait(struct ssa_parity *par, struct ssa_pop *op);
+void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op);
+void ssa_wait_lock(struct ssa_parity *par, struct ssa_plock *lk, u64 key);
+void ssa_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk);
 
 /* ssa-parity-write.c */
 unsigned int ssa_nr_failed(struct ssa_ctx *sc, int *first);
@@ -192,8 +195,6 @@ int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 void ssa_parity_join(struct ssa_io *io);
 
 /* ssa-parity-walk.c */
-void ssa_wait_lock(struct ssa_parity *par, struct ssa_plock *lk, u64 key);
-void ssa_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk);
 void ssa_unsynced_warn(struct ssa_ctx *sc, int m);
 void ssa_scrub_work(struct work_struct *work);
 int ssa_parity_scrub(struct ssa_ctx *sc, bool repair);
