@@ -35,6 +35,13 @@ bool ssa_lock_or_wait(struct ssa_parity *par, struct ssa_pop *op)
 	return true;
 }
 
+/* After an unlock, under no lock: wake those waiting for a group. */
+static void ssa_wake_lock_waiters(struct ssa_parity *par)
+{
+	if (wq_has_sleeper(&par->lock_wait))
+		wake_up(&par->lock_wait);
+}
+
 void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op)
 {
 	struct ssa_parity *par = ssa_par(sc);
@@ -50,33 +57,41 @@ void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op)
 		par->retry = true;
 	spin_unlock_irqrestore(&par->lock, flags);
 	op->locked = false;
+	ssa_wake_lock_waiters(par);
 	ssa_bm_release(par->bm, &op->bmw);
 	ssa_ppl_release(op);
 	if (kick)
 		queue_work(par->start_wq, &par->start_work);
 }
 
-/* Lock one group, waiting while a write holds it (scrub, rebuilt reads). */
+/* Take one group's lock if nothing holds it. */
+static bool ssa_try_lock(struct ssa_parity *par, struct ssa_plock *lk,
+			 u64 key)
+{
+	struct ssa_plock *l;
+	bool busy = false;
+
+	spin_lock_irq(&par->lock);
+	hlist_for_each_entry(l, ssa_bucket(par, key), node)
+		busy |= l->key == key;
+	if (!busy) {
+		lk->key = key;
+		hlist_add_head(&lk->node, ssa_bucket(par, key));
+	}
+	spin_unlock_irq(&par->lock);
+	return !busy;
+}
+
+/*
+ * Lock one group, sleeping on par->lock_wait while a write holds it
+ * (scrub, rebuilt reads; process context).  Every unlock wakes the
+ * waiters, which look again.  TASK_IDLE: a write may hold the group for
+ * as long as its member takes, which is no hung task.
+ */
 void ssa_wait_lock(struct ssa_parity *par, struct ssa_plock *lk,
 		   u64 key)
 {
-	struct ssa_plock *l;
-	bool busy;
-
-	for (;;) {
-		busy = false;
-		spin_lock_irq(&par->lock);
-		hlist_for_each_entry(l, ssa_bucket(par, key), node)
-			busy |= l->key == key;
-		if (!busy) {
-			lk->key = key;
-			hlist_add_head(&lk->node, ssa_bucket(par, key));
-		}
-		spin_unlock_irq(&par->lock);
-		if (!busy)
-			return;
-		usleep_range(100, 200);
-	}
+	wait_event_idle(par->lock_wait, ssa_try_lock(par, lk, key));
 }
 
 void ssa_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk)
@@ -90,6 +105,7 @@ void ssa_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk)
 	if (kick)
 		par->retry = true;
 	spin_unlock_irq(&par->lock);
+	ssa_wake_lock_waiters(par);
 	if (kick)
 		queue_work(par->start_wq, &par->start_work);
 }

@@ -123,6 +123,7 @@ static int ssa_parity_alloc(struct ssa_ctx *sc)
 	par->sc = sc;
 	spin_lock_init(&par->lock);
 	INIT_LIST_HEAD(&par->waiting);
+	init_waitqueue_head(&par->lock_wait);
 	INIT_LIST_HEAD(&par->ready);
 	INIT_WORK(&par->work, ssa_parity_work);
 	INIT_WORK(&par->scrub_work, ssa_scrub_work);

@@ -9,7 +9,6 @@
 #define SSA_PARITY_H
 
 #include <linux/blkdev.h>
-#include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/highmem.h>
 #include <linux/mempool.h>
@@ -55,6 +54,7 @@ struct ssa_parity {
 	spinlock_t lock;	/* buckets, waiting, ready */
 	struct hlist_head buckets[1 << SSA_LOCK_BITS];
 	struct list_head waiting;	/* operations waiting for a lock */
+	wait_queue_head_t lock_wait;	/* ssa_wait_lock()'s sleepers */
 	struct list_head ready;		/* tasks whose bio completed */
 	bool retry;		/* something unlocked: retry the waiting */
 	struct work_struct work;	/* advances tasks (never blocks on memory) */
