@@ -20,14 +20,15 @@ static void ssa_xor(void *dst, void *src, unsigned int bytes)
 }
 
 /* dst[doff..] ^= src[soff..] over @bytes (buffers of whole pages). */
-void ssa_xor_buf(struct page **dst, u32 doff, struct page **src,
-		 u32 soff, u32 bytes)
+void ssa_parity_xor_buf(struct page **dst, u32 doff, struct page **src,
+			u32 soff, u32 bytes)
 {
 	while (bytes) {
 		u32 n = min3(bytes, (u32)(PAGE_SIZE - offset_in_page(doff)),
 			     (u32)(PAGE_SIZE - offset_in_page(soff)));
 
-		ssa_xor(ssa_buf_at(dst, doff), ssa_buf_at(src, soff), n);
+		ssa_xor(ssa_parity_buf_at(dst, doff),
+			ssa_parity_buf_at(src, soff), n);
 		doff += n;
 		soff += n;
 		bytes -= n;
@@ -38,8 +39,8 @@ void ssa_xor_buf(struct page **dst, u32 doff, struct page **src,
  * Move @bytes between @bio's data at @it (which advances past them) and
  * the page buffer @buf from byte @off, as @how says.
  */
-void ssa_xfer(struct bio *bio, struct bvec_iter *it, struct page **buf,
-	      u32 off, u32 bytes, enum ssa_xfer how)
+void ssa_parity_xfer(struct bio *bio, struct bvec_iter *it, struct page **buf,
+		     u32 off, u32 bytes, enum ssa_xfer how)
 {
 	while (bytes) {
 		struct bio_vec bv = bio_iter_iovec(bio, *it);
@@ -48,11 +49,11 @@ void ssa_xfer(struct bio *bio, struct bvec_iter *it, struct page **buf,
 		void *data = kmap_local_page(bv.bv_page) + bv.bv_offset;
 
 		if (how == SSA_XFER_COPY_IN)
-			memcpy(ssa_buf_at(buf, off), data, n);
+			memcpy(ssa_parity_buf_at(buf, off), data, n);
 		else if (how == SSA_XFER_XOR_IN)
-			ssa_xor(ssa_buf_at(buf, off), data, n);
+			ssa_xor(ssa_parity_buf_at(buf, off), data, n);
 		else
-			memcpy(data, ssa_buf_at(buf, off), n);
+			memcpy(data, ssa_parity_buf_at(buf, off), n);
 		kunmap_local(data);
 		bio_advance_iter_single(bio, it, n);
 		off += n;
@@ -64,32 +65,33 @@ void ssa_xfer(struct bio *bio, struct bvec_iter *it, struct page **buf,
  * Combine the request's data at sector @loff (from its start) into
  * dst[doff..], @sectors long: XOR it in, or copy it over.
  */
-void ssa_bio_to_buf(struct ssa_pop *op, struct page **dst, u32 doff,
-		    u32 loff, u32 sectors, bool copy)
+void ssa_parity_bio_to_buf(struct ssa_pop *op, struct page **dst, u32 doff,
+			   u32 loff, u32 sectors, bool copy)
 {
 	struct bvec_iter it = op->iter;
 
 	bio_advance_iter(op->parent, &it, loff << SECTOR_SHIFT);
-	ssa_xfer(op->parent, &it, dst, doff, sectors << SECTOR_SHIFT,
-		 copy ? SSA_XFER_COPY_IN : SSA_XFER_XOR_IN);
+	ssa_parity_xfer(op->parent, &it, dst, doff, sectors << SECTOR_SHIFT,
+			copy ? SSA_XFER_COPY_IN : SSA_XFER_XOR_IN);
 }
 
 /* dst[doff..] = src[soff..] over @bytes (buffers of whole pages). */
-void ssa_copy_buf(struct page **dst, u32 doff, struct page **src, u32 soff,
-		  u32 bytes)
+void ssa_parity_copy_buf(struct page **dst, u32 doff, struct page **src,
+			 u32 soff, u32 bytes)
 {
 	while (bytes) {
 		u32 n = min3(bytes, (u32)(PAGE_SIZE - offset_in_page(doff)),
 			     (u32)(PAGE_SIZE - offset_in_page(soff)));
 
-		memcpy(ssa_buf_at(dst, doff), ssa_buf_at(src, soff), n);
+		memcpy(ssa_parity_buf_at(dst, doff),
+		       ssa_parity_buf_at(src, soff), n);
 		doff += n;
 		soff += n;
 		bytes -= n;
 	}
 }
 
-void ssa_zero_buf(struct page **pages, u32 bytes)
+void ssa_parity_zero_buf(struct page **pages, u32 bytes)
 {
 	u32 i;
 
@@ -99,10 +101,10 @@ void ssa_zero_buf(struct page **pages, u32 bytes)
 }
 
 /* The new parity of @pg over [lo, hi), into its parity task's buffer. */
-void ssa_compute_parity(struct ssa_pop *op, struct ssa_pgroup *pg)
+void ssa_parity_compute(struct ssa_pop *op, struct ssa_pgroup *pg)
 {
 	struct ssa_ptask *pt = ssa_parity_task(pg, op);
-	struct page **p = ssa_task_pages(pt);
+	struct page **p = ssa_ptask_pages(pt);
 	u32 span = pg->hi - pg->lo;
 	unsigned int i, j;
 
@@ -112,16 +114,16 @@ void ssa_compute_parity(struct ssa_pop *op, struct ssa_pgroup *pg)
 			struct ssa_ptask *t = &op->tasks[pg->first + i];
 			u32 doff = (t->lo - pg->lo) << SECTOR_SHIFT;
 
-			ssa_xor_buf(p, doff, ssa_task_pages(t), 0,
-				    (t->hi - t->lo) << SECTOR_SHIFT);
-			ssa_bio_to_buf(op, p, doff, t->loff, t->hi - t->lo,
-				       false);
+			ssa_parity_xor_buf(p, doff, ssa_ptask_pages(t), 0,
+					   (t->hi - t->lo) << SECTOR_SHIFT);
+			ssa_parity_bio_to_buf(op, p, doff, t->loff,
+					      t->hi - t->lo, false);
 		}
 		return;
 	}
 
 	/* rcw: the XOR of every data member's new contents over the range */
-	ssa_zero_buf(p, span << SECTOR_SHIFT);
+	ssa_parity_zero_buf(p, span << SECTOR_SHIFT);
 	for (i = 0; i < pg->nr_data; i++) {
 		struct ssa_ptask *t = &op->tasks[pg->first + i];
 		struct ssa_ptask *r = NULL;
@@ -131,22 +133,22 @@ void ssa_compute_parity(struct ssa_pop *op, struct ssa_pgroup *pg)
 			    t->member)
 				r = &op->tasks[pg->xfirst + j];
 		if (!r) {	/* the write covers the whole range */
-			ssa_bio_to_buf(op, p, 0, t->loff, span, false);
+			ssa_parity_bio_to_buf(op, p, 0, t->loff, span, false);
 			continue;
 		}
-		ssa_bio_to_buf(op, ssa_task_pages(r),
-			       (t->lo - pg->lo) << SECTOR_SHIFT, t->loff,
-			       t->hi - t->lo, true);
+		ssa_parity_bio_to_buf(op, ssa_ptask_pages(r),
+				      (t->lo - pg->lo) << SECTOR_SHIFT, t->loff,
+				      t->hi - t->lo, true);
 	}
 	for (j = 0; j < pg->nr_reads; j++)
-		ssa_xor_buf(p, 0,
-			    ssa_task_pages(&op->tasks[pg->xfirst + j]),
-			    0, span << SECTOR_SHIFT);
+		ssa_parity_xor_buf(p, 0,
+				   ssa_ptask_pages(&op->tasks[pg->xfirst + j]),
+				   0, span << SECTOR_SHIFT);
 }
 
 /* ---- pages ---------------------------------------------------------- */
 
-void ssa_get_pages(struct ssa_parity *par, struct ssa_pop *op)
+void ssa_parity_get_pages(struct ssa_parity *par, struct ssa_pop *op)
 {
 	unsigned int i;
 
@@ -164,7 +166,7 @@ void ssa_get_pages(struct ssa_parity *par, struct ssa_pop *op)
 	op->nr_alloc = op->nr_pages;
 }
 
-void ssa_put_pages(struct ssa_parity *par, struct ssa_pop *op)
+void ssa_parity_put_pages(struct ssa_parity *par, struct ssa_pop *op)
 {
 	unsigned int i;
 

@@ -9,19 +9,20 @@
  */
 #include "ssa-parity.h"
 
-static struct hlist_head *ssa_bucket(struct ssa_parity *par, u64 key)
+static struct hlist_head *ssa_pg_bucket(struct ssa_parity *par, u64 key)
 {
 	return &par->buckets[hash_64(key, SSA_LOCK_BITS)];
 }
 
 /* Lock every group of @op, or queue it to wait.  Called under par->lock. */
-bool ssa_lock_or_wait(struct ssa_parity *par, struct ssa_pop *op)
+bool ssa_pg_lock_or_wait(struct ssa_parity *par, struct ssa_pop *op)
 {
 	struct ssa_plock *l;
 	unsigned int i;
 
 	for (i = 0; i < op->nr_locks; i++) {
-		hlist_for_each_entry(l, ssa_bucket(par, op->locks[i].key), node) {
+		hlist_for_each_entry(l, ssa_pg_bucket(par, op->locks[i].key),
+				     node) {
 			if (l->key == op->locks[i].key) {
 				list_add_tail(&op->wait, &par->waiting);
 				return false;
@@ -30,19 +31,19 @@ bool ssa_lock_or_wait(struct ssa_parity *par, struct ssa_pop *op)
 	}
 	for (i = 0; i < op->nr_locks; i++)
 		hlist_add_head(&op->locks[i].node,
-			       ssa_bucket(par, op->locks[i].key));
+			       ssa_pg_bucket(par, op->locks[i].key));
 	op->locked = true;
 	return true;
 }
 
 /* After an unlock, under no lock: wake those waiting for a group. */
-static void ssa_wake_lock_waiters(struct ssa_parity *par)
+static void ssa_pg_wake_waiters(struct ssa_parity *par)
 {
 	if (wq_has_sleeper(&par->lock_wait))
 		wake_up(&par->lock_wait);
 }
 
-void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op)
+void ssa_pg_unlock(struct ssa_ctx *sc, struct ssa_pop *op)
 {
 	struct ssa_parity *par = ssa_par(sc);
 	unsigned long flags;
@@ -57,7 +58,7 @@ void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op)
 		par->retry = true;
 	spin_unlock_irqrestore(&par->lock, flags);
 	op->locked = false;
-	ssa_wake_lock_waiters(par);
+	ssa_pg_wake_waiters(par);
 	ssa_bm_release(par->bm, &op->bmw);
 	ssa_ppl_release(op);
 	if (kick)
@@ -65,18 +66,18 @@ void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op)
 }
 
 /* Take one group's lock if nothing holds it. */
-static bool ssa_try_lock(struct ssa_parity *par, struct ssa_plock *lk,
-			 u64 key)
+static bool ssa_pg_try_lock(struct ssa_parity *par, struct ssa_plock *lk,
+			    u64 key)
 {
 	struct ssa_plock *l;
 	bool busy = false;
 
 	spin_lock_irq(&par->lock);
-	hlist_for_each_entry(l, ssa_bucket(par, key), node)
+	hlist_for_each_entry(l, ssa_pg_bucket(par, key), node)
 		busy |= l->key == key;
 	if (!busy) {
 		lk->key = key;
-		hlist_add_head(&lk->node, ssa_bucket(par, key));
+		hlist_add_head(&lk->node, ssa_pg_bucket(par, key));
 	}
 	spin_unlock_irq(&par->lock);
 	return !busy;
@@ -88,13 +89,13 @@ static bool ssa_try_lock(struct ssa_parity *par, struct ssa_plock *lk,
  * waiters, which look again.  TASK_IDLE: a write may hold the group for
  * as long as its member takes, which is no hung task.
  */
-void ssa_wait_lock(struct ssa_parity *par, struct ssa_plock *lk,
-		   u64 key)
+void ssa_pg_wait_lock(struct ssa_parity *par, struct ssa_plock *lk,
+		      u64 key)
 {
-	wait_event_idle(par->lock_wait, ssa_try_lock(par, lk, key));
+	wait_event_idle(par->lock_wait, ssa_pg_try_lock(par, lk, key));
 }
 
-void ssa_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk)
+void ssa_pg_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk)
 {
 	struct ssa_parity *par = ssa_par(sc);
 	bool kick;
@@ -105,7 +106,7 @@ void ssa_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk)
 	if (kick)
 		par->retry = true;
 	spin_unlock_irq(&par->lock);
-	ssa_wake_lock_waiters(par);
+	ssa_pg_wake_waiters(par);
 	if (kick)
 		queue_work(par->start_wq, &par->start_work);
 }

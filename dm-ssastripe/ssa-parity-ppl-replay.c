@@ -157,8 +157,8 @@ static bool ssa_ppl_apply(struct ssa_ppl *ppl, const struct ssa_ppl_hdr *h,
 		u32 gx = 0, gy = 0;
 
 		n = min_t(u32, to - a, SSA_RECON_SECTORS);
-		ssa_copy_buf(acc, 0, pp, (a - lo) << SECTOR_SHIFT,
-			     n << SECTOR_SHIFT);
+		ssa_parity_copy_buf(acc, 0, pp, (a - lo) << SECTOR_SHIFT,
+				    n << SECTOR_SHIFT);
 		for (i = 0; i < le32_to_cpu(h->nr); i++) {
 			unsigned int m = le32_to_cpu(h->ranges[i].member);
 			u32 x = max(le32_to_cpu(h->ranges[i].lo), a);
@@ -169,8 +169,9 @@ static bool ssa_ppl_apply(struct ssa_ppl *ppl, const struct ssa_ppl_hdr *h,
 			if (!ssa_ppl_gone(sc, m) &&
 			    !ssa_ppl_member_io(sc, &grp, m, x, y, scratch[m],
 					       REQ_OP_READ | REQ_SYNC)) {
-				ssa_xor_buf(acc, (x - a) << SECTOR_SHIFT,
-					    scratch[m], 0, (y - x) << SECTOR_SHIFT);
+				ssa_parity_xor_buf(acc, (x - a) << SECTOR_SHIFT,
+						   scratch[m], 0,
+						   (y - x) << SECTOR_SHIFT);
 				continue;
 			}
 			if (gone >= 0)
@@ -184,8 +185,9 @@ static bool ssa_ppl_apply(struct ssa_ppl *ppl, const struct ssa_ppl_hdr *h,
 			if (ssa_ppl_member_io(sc, &grp, pm, gx, gy, scratch[gone],
 					      REQ_OP_READ | REQ_SYNC))
 				goto skip;
-			ssa_copy_buf(acc, (gx - a) << SECTOR_SHIFT, scratch[gone],
-				     0, (gy - gx) << SECTOR_SHIFT);
+			ssa_parity_copy_buf(acc, (gx - a) << SECTOR_SHIFT,
+					    scratch[gone], 0,
+					    (gy - gx) << SECTOR_SHIFT);
 		}
 		if (!ssa_ppl_member_io(sc, &grp, pm, a, a + n, acc,
 				       REQ_OP_WRITE | REQ_SYNC))

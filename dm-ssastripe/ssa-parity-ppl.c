@@ -91,7 +91,8 @@ static enum ssa_ppl_gate ssa_ppl_may_go(struct ssa_ppl *ppl,
 	unsigned int g, i, k = 0;
 	u64 seq;
 
-	if (!READ_ONCE(ppl->failed) && op->failed < 0 && !ssa_nr_lost(op->sc)) {
+	if (!READ_ONCE(ppl->failed) && op->failed < 0 &&
+	    !ssa_parity_nr_lost(op->sc)) {
 		for (g = 0; g < op->nr_groups; g++) {
 			k += op->groups[g].nchunks;
 			/* a group's last write, not yet flushed */
@@ -120,7 +121,7 @@ static enum ssa_ppl_gate ssa_ppl_may_go(struct ssa_ppl *ppl,
 }
 
 /*
- * A write that holds its group locks is about to start (ssa_op_go()):
+ * A write that holds its group locks is about to start (ssa_parity_op_go()):
  * true when it may go now; otherwise it waits, and ssa_ppl_start_ready()
  * starts it with its own reference.
  */
@@ -176,7 +177,7 @@ static void ssa_ppl_start_ready(struct ssa_ppl *ppl)
 	spin_unlock_irq(&ppl->lock);
 	list_for_each_entry_safe(op, tmp, &go, wait) {
 		list_del(&op->wait);
-		ssa_op_go(op, false);
+		ssa_parity_op_go(op, false);
 		ssa_io_put(op->io);
 	}
 }
@@ -282,16 +283,16 @@ static void ssa_ppl_write_entry(struct ssa_ppl *ppl, struct ssa_pop *op,
 	pp = &pio->pages[SSA_PPL_BLOCK / PAGE_SIZE];
 
 	/* partial parity = new parity ^ new data, over [lo, hi) */
-	ssa_copy_buf(pp, 0, ssa_task_pages(ssa_parity_task(pg, op)),
-		     (lo - pg->lo) << SECTOR_SHIFT, bytes);
+	ssa_parity_copy_buf(pp, 0, ssa_ptask_pages(ssa_parity_task(pg, op)),
+			    (lo - pg->lo) << SECTOR_SHIFT, bytes);
 	for (k = 0; k < pg->nr_data; k++) {
 		struct ssa_ptask *t = &op->tasks[pg->first + k];
 		u32 a = max(t->lo, lo), b = min(t->hi, hi);
 
 		if (a >= b)
 			continue;
-		ssa_bio_to_buf(op, pp, (a - lo) << SECTOR_SHIFT,
-			       t->loff + a - t->lo, b - a, false);
+		ssa_parity_bio_to_buf(op, pp, (a - lo) << SECTOR_SHIFT,
+				      t->loff + a - t->lo, b - a, false);
 		h->ranges[nr].member = cpu_to_le32(t->member);
 		h->ranges[nr].lo = cpu_to_le32(a - base);
 		h->ranges[nr].hi = cpu_to_le32(b - base);

@@ -36,8 +36,8 @@ static void ssa_sync_endio(struct bio *bio)
  * each into its scratch buffer, all at once.  Called under scratch_mutex.
  * A member whose read fails is marked failed.
  */
-int ssa_read_others(struct ssa_ctx *sc, const struct ssa_group *grp,
-		    unsigned int f, u32 off, u32 n)
+int ssa_parity_read_others(struct ssa_ctx *sc, const struct ssa_group *grp,
+			   unsigned int f, u32 off, u32 n)
 {
 	struct ssa_parity *par = ssa_par(sc);
 	unsigned int m, i, np = ssa_pages_of(n);
@@ -77,17 +77,17 @@ int ssa_read_others(struct ssa_ctx *sc, const struct ssa_group *grp,
 	return r;
 }
 
-/* After ssa_read_others(): @f's scratch buffer = XOR of the others'. */
-void ssa_xor_others(struct ssa_ctx *sc, unsigned int f, u32 sectors)
+/* After ssa_parity_read_others(): @f's scratch buffer = XOR of the others'. */
+void ssa_parity_xor_others(struct ssa_ctx *sc, unsigned int f, u32 sectors)
 {
 	struct page ***scratch = ssa_par(sc)->scratch;
 	unsigned int m;
 
-	ssa_zero_buf(scratch[f], sectors << SECTOR_SHIFT);
+	ssa_parity_zero_buf(scratch[f], sectors << SECTOR_SHIFT);
 	for (m = 0; m < sc->nr_members; m++)
 		if (m != f)
-			ssa_xor_buf(scratch[f], 0, scratch[m], 0,
-				    sectors << SECTOR_SHIFT);
+			ssa_parity_xor_buf(scratch[f], 0, scratch[m], 0,
+					   sectors << SECTOR_SHIFT);
 }
 
 /*
@@ -101,18 +101,18 @@ static int ssa_recover(struct ssa_pop *op, struct ssa_pgroup *pg)
 	struct ssa_ctx *sc = op->sc;
 	struct ssa_parity *par = ssa_par(sc);
 	struct ssa_ptask *lt = pg->lost;
-	struct page **dst = ssa_task_pages(lt);
+	struct page **dst = ssa_ptask_pages(lt);
 	unsigned int m, i;
 	u32 off, n;
 	int r = 0;
 
-	if (!ssa_span_synced(sc, &pg->grp, pg->nchunks))
-		return ssa_unsynced(sc, lt->member, pg->grp.idx);
-	ssa_zero_buf(dst, (lt->hi - lt->lo) << SECTOR_SHIFT);
+	if (!ssa_parity_span_synced(sc, &pg->grp, pg->nchunks))
+		return ssa_parity_unsynced(sc, lt->member, pg->grp.idx);
+	ssa_parity_zero_buf(dst, (lt->hi - lt->lo) << SECTOR_SHIFT);
 	mutex_lock(&par->scratch_mutex);
 	for (off = lt->lo; off < lt->hi; off += n) {
 		n = min_t(u32, SSA_RECON_SECTORS, lt->hi - off);
-		r = ssa_read_others(sc, &pg->grp, lt->member, off, n);
+		r = ssa_parity_read_others(sc, &pg->grp, lt->member, off, n);
 		if (r)
 			break;
 		for (i = 0; i < pg->nr_data; i++) {
@@ -120,23 +120,24 @@ static int ssa_recover(struct ssa_pop *op, struct ssa_pgroup *pg)
 			u32 a = max(off, d->lo), b = min(off + n, d->hi);
 
 			if (d != lt && d->kind == SSA_T_RMW_DATA && a < b)
-				ssa_copy_buf(par->scratch[d->member],
-					     (a - off) << SECTOR_SHIFT,
-					     ssa_task_pages(d),
-					     (a - d->lo) << SECTOR_SHIFT,
-					     (b - a) << SECTOR_SHIFT);
+				ssa_parity_copy_buf(par->scratch[d->member],
+						    (a - off) << SECTOR_SHIFT,
+						    ssa_ptask_pages(d),
+						    (a - d->lo) << SECTOR_SHIFT,
+						    (b - a) << SECTOR_SHIFT);
 		}
 		for (m = 0; m < sc->nr_members; m++)
 			if (m != lt->member)
-				ssa_xor_buf(dst, (off - lt->lo) << SECTOR_SHIFT,
-					    par->scratch[m], 0,
-					    n << SECTOR_SHIFT);
+				ssa_parity_xor_buf(dst,
+						   (off - lt->lo) << SECTOR_SHIFT,
+						   par->scratch[m], 0,
+						   n << SECTOR_SHIFT);
 	}
 	mutex_unlock(&par->scratch_mutex);
 	return r;
 }
 
-void ssa_recover_work(struct work_struct *work)
+void ssa_parity_recover_work(struct work_struct *work)
 {
 	struct ssa_parity *par = container_of(work, struct ssa_parity,
 					      recover_work);
@@ -154,7 +155,7 @@ void ssa_recover_work(struct work_struct *work)
 		if (ssa_recover(pg->lost->op, pg))
 			pg->failed = true;
 		pg->recovered = true;
-		ssa_try_parity(pg->lost->op, pg);
+		ssa_parity_try(pg->lost->op, pg);
 	}
 }
 
@@ -177,28 +178,28 @@ static int ssa_recon(struct ssa_ctx *sc, unsigned int f, u64 ms, u32 len,
 		c = ssa_chunk_index(&sc->geom, ms, &off);
 		n = min(len, sc->geom.chunk - off);
 		sc->layout->group_of(&sc->geom, f, c, &grp);
-		ssa_wait_lock(par, &lk, grp.idx);
-		if (!ssa_span_synced(sc, &grp, 1))
-			r = ssa_unsynced(sc, f, grp.idx);
+		ssa_pg_wait_lock(par, &lk, grp.idx);
+		if (!ssa_parity_span_synced(sc, &grp, 1))
+			r = ssa_parity_unsynced(sc, f, grp.idx);
 		mutex_lock(&par->scratch_mutex);
 		for (done = 0; done < n && !r; done += k) {
 			k = min_t(u32, SSA_RECON_SECTORS, n - done);
-			r = ssa_read_others(sc, &grp, f, off + done, k);
+			r = ssa_parity_read_others(sc, &grp, f, off + done, k);
 			if (r)
 				break;
-			ssa_xor_others(sc, f, k);
-			ssa_xfer(dst, &it, par->scratch[f], 0,
-				 k << SECTOR_SHIFT, SSA_XFER_COPY_OUT);
+			ssa_parity_xor_others(sc, f, k);
+			ssa_parity_xfer(dst, &it, par->scratch[f], 0,
+					k << SECTOR_SHIFT, SSA_XFER_COPY_OUT);
 		}
 		mutex_unlock(&par->scratch_mutex);
-		ssa_drop_lock(sc, &lk);
+		ssa_pg_drop_lock(sc, &lk);
 		ms += n;
 		len -= n;
 	}
 	return r;
 }
 
-void ssa_recon_work(struct work_struct *work)
+void ssa_parity_recon_work(struct work_struct *work)
 {
 	struct ssa_parity *par = container_of(work, struct ssa_parity,
 					      recon_work);
@@ -255,7 +256,8 @@ static void ssa_queue_recon(struct ssa_parity *par, struct bio *bio,
 bool ssa_parity_retry_read(struct ssa_ctx *sc, struct bio *bio,
 			   blk_status_t status, bool child)
 {
-	if (!ssa_member_fault(status, bio) || !ssa_survivable(sc, status))
+	if (!ssa_member_fault(status, bio) ||
+	    !ssa_parity_survivable(sc, status))
 		return false;
 	if (!child) {
 		struct ssa_io *io = ssa_io_of(sc, bio);
@@ -276,7 +278,7 @@ static bool ssa_piece_lost(struct ssa_ctx *sc, const struct ssa_extent *e)
 
 	if (test_bit(SSA_MEMBER_FAILED, &sc->members[e->member].flags))
 		return true;
-	if (e->member != par->rb_member || !ssa_rb_active(sc))
+	if (e->member != par->rb_member || !ssa_parity_rb_active(sc))
 		return false;
 	sc->layout->group_of(&sc->geom, e->member,
 			     ssa_chunk_index(&sc->geom, e->msector, &off), &grp);
@@ -312,7 +314,7 @@ int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io,
 	if (len < end - start)
 		dm_accept_partial_bio(bio, len);
 	ssa_fork_begin(sc, io, SSA_OP_READ, start, start + len, 0);
-	if (ssa_nr_lost(sc) > 1) {
+	if (ssa_parity_nr_lost(sc) > 1) {
 		DMERR_LIMIT("%s: two members have failed: member %u cannot be rebuilt",
 			    dm_device_name(dm_table_get_md(sc->ti->table)),
 			    e.member);

@@ -69,10 +69,10 @@ static int ssa_scrub_slice(struct ssa_ctx *sc, const struct ssa_group *grp,
 			return ssa_scrub_error(sc, m, "read", r);
 	}
 	/* acc = XOR of the data chunks; it must equal the parity */
-	ssa_zero_buf(acc, bytes);
+	ssa_parity_zero_buf(acc, bytes);
 	for (m = 0; m < n; m++)
 		if (m != grp->pmember)
-			ssa_xor_buf(acc, 0, bufs[m], 0, bytes);
+			ssa_parity_xor_buf(acc, 0, bufs[m], 0, bytes);
 	for (i = 0; i < bytes && !*bad; i += PAGE_SIZE)
 		*bad = memcmp(page_address(acc[i >> PAGE_SHIFT]),
 			      page_address(bufs[grp->pmember][i >> PAGE_SHIFT]),
@@ -87,7 +87,7 @@ static int ssa_scrub_slice(struct ssa_ctx *sc, const struct ssa_group *grp,
 	return 0;
 }
 
-void ssa_unsynced_warn(struct ssa_ctx *sc, int m)
+void ssa_parity_unsynced_warn(struct ssa_ctx *sc, int m)
 {
 	struct ssa_parity *par = ssa_par(sc);
 
@@ -117,7 +117,7 @@ static u64 ssa_resync_next(struct ssa_parity *par, u64 idx)
 
 static int ssa_rebuild_walk(struct ssa_ctx *sc);
 
-void ssa_scrub_work(struct work_struct *work)
+void ssa_parity_scrub_work(struct work_struct *work)
 {
 	struct ssa_parity *par = container_of(work, struct ssa_parity,
 					      scrub_work);
@@ -164,13 +164,13 @@ void ssa_scrub_work(struct work_struct *work)
 		}
 
 		/* no walk goes on without every member */
-		if (ssa_nr_failed(sc, NULL)) {
+		if (ssa_parity_nr_failed(sc, NULL)) {
 			r = -EIO;
 			break;
 		}
 
 		sc->layout->group_at(&sc->geom, idx, &grp);
-		ssa_wait_lock(par, &par->scrub_lock, idx);
+		ssa_pg_wait_lock(par, &par->scrub_lock, idx);
 		for (off = 0; !r && off < sc->geom.chunk; off += len) {
 			len = min_t(u32, SSA_SCRUB_SECTORS, sc->geom.chunk - off);
 			r = ssa_scrub_slice(sc, &grp, off, len, bufs, &bad);
@@ -181,7 +181,7 @@ void ssa_scrub_work(struct work_struct *work)
 				WRITE_ONCE(par->sync_pos, idx + 1);
 			ssa_bm_synced(par->bm, idx);
 		}
-		ssa_drop_lock(sc, &par->scrub_lock);
+		ssa_pg_drop_lock(sc, &par->scrub_lock);
 		if (r)
 			break;
 		if (group_bad)
@@ -189,8 +189,8 @@ void ssa_scrub_work(struct work_struct *work)
 		WRITE_ONCE(par->scrub_pos, idx + 1);
 		cond_resched();
 	}
-	if (r && resync && ssa_nr_failed(sc, &f))
-		ssa_unsynced_warn(sc, f);
+	if (r && resync && ssa_parity_nr_failed(sc, &f))
+		ssa_parity_unsynced_warn(sc, f);
 
 out:
 	if (par->walk == SSA_WALK_REBUILD)
@@ -308,7 +308,7 @@ void ssa_parity_resume(struct ssa_ctx *sc)
 			DMWARN("%s: rebuild of %d: bitmap regions unsynced: parity may lie",
 			       dm_device_name(dm_table_get_md(sc->ti->table)),
 			       par->rb_member);
-		if (ssa_nr_failed(sc, &f)) {
+		if (ssa_parity_nr_failed(sc, &f)) {
 			DMERR("%s: member %d has failed: the rebuild of member %d cannot go on",
 			      dm_device_name(dm_table_get_md(sc->ti->table)),
 			      f, par->rb_member);
@@ -319,8 +319,8 @@ void ssa_parity_resume(struct ssa_ctx *sc)
 	}
 	if (READ_ONCE(par->sync_pos) >= sc->geom.rows && !ssa_bm_pending(par->bm))
 		return;
-	if (ssa_nr_failed(sc, &f)) {
-		ssa_unsynced_warn(sc, f);
+	if (ssa_parity_nr_failed(sc, &f)) {
+		ssa_parity_unsynced_warn(sc, f);
 		return;
 	}
 	ssa_walk_start(par, SSA_WALK_RESYNC, ssa_resync_next(par, 0));
@@ -331,8 +331,8 @@ void ssa_parity_resume(struct ssa_ctx *sc)
  * @grp->idx + k * N) have been synced, so that a lost member's data in it
  * can be rebuilt from the others.
  */
-bool ssa_span_synced(struct ssa_ctx *sc, const struct ssa_group *grp,
-		     u32 nchunks)
+bool ssa_parity_span_synced(struct ssa_ctx *sc, const struct ssa_group *grp,
+			    u32 nchunks)
 {
 	struct ssa_parity *par = ssa_par(sc);
 	u64 idx = grp->idx, step = 1;
@@ -348,7 +348,7 @@ bool ssa_span_synced(struct ssa_ctx *sc, const struct ssa_group *grp,
 	return true;
 }
 
-int ssa_unsynced(struct ssa_ctx *sc, unsigned int f, u64 idx)
+int ssa_parity_unsynced(struct ssa_ctx *sc, unsigned int f, u64 idx)
 {
 	DMERR_LIMIT("%s: group %llu was never synced: member %u cannot be rebuilt there",
 		    dm_device_name(dm_table_get_md(sc->ti->table)), idx, f);
@@ -375,10 +375,10 @@ static int ssa_rebuild_group(struct ssa_ctx *sc, u64 idx)
 	mutex_lock(&par->scratch_mutex);
 	for (off = 0; off < sc->geom.chunk; off += n) {
 		n = min_t(u32, SSA_RECON_SECTORS, sc->geom.chunk - off);
-		r = ssa_read_others(sc, &grp, m, off, n);
+		r = ssa_parity_read_others(sc, &grp, m, off, n);
 		if (r)
 			break;
-		ssa_xor_others(sc, m, n);
+		ssa_parity_xor_others(sc, m, n);
 		r = ssa_scrub_io(sc, m, ms + off, par->scratch[m], n,
 				 REQ_OP_WRITE | REQ_SYNC);
 		if (r) {
@@ -401,14 +401,14 @@ static int ssa_rebuild_walk(struct ssa_ctx *sc)
 
 	for (idx = READ_ONCE(par->rb_pos);
 	     idx < sc->geom.rows && !READ_ONCE(par->scrub_stop); idx++) {
-		if (ssa_nr_failed(sc, NULL)) {
+		if (ssa_parity_nr_failed(sc, NULL)) {
 			r = -EIO;
 			break;
 		}
-		ssa_wait_lock(par, &par->scrub_lock, idx);
+		ssa_pg_wait_lock(par, &par->scrub_lock, idx);
 		if (!test_bit(idx, par->rb_done))
 			r = ssa_rebuild_group(sc, idx);
-		ssa_drop_lock(sc, &par->scrub_lock);
+		ssa_pg_drop_lock(sc, &par->scrub_lock);
 		if (r)
 			break;
 		WRITE_ONCE(par->rb_pos, idx + 1);
@@ -423,8 +423,8 @@ static int ssa_rebuild_walk(struct ssa_ctx *sc)
 	return r;
 }
 
-/* Writes whose groups are rebuilt before they start (ssa_op_go()). */
-void ssa_prebuild_work(struct work_struct *work)
+/* Writes whose groups are rebuilt before they start (ssa_parity_op_go()). */
+void ssa_parity_prebuild_work(struct work_struct *work)
 {
 	struct ssa_parity *par = container_of(work, struct ssa_parity,
 					      prebuild_work);
@@ -447,9 +447,9 @@ void ssa_prebuild_work(struct work_struct *work)
 			if (!test_bit(op->locks[i].key, par->rb_done))
 				r = ssa_rebuild_group(sc, op->locks[i].key);
 		if (r)
-			ssa_rb_refuse(op);
+			ssa_parity_rb_refuse(op);
 		else
-			ssa_op_start(op, false);
+			ssa_parity_op_start(op, false);
 		ssa_io_put(op->io);
 		cond_resched();
 	}

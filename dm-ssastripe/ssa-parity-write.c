@@ -49,7 +49,7 @@ static struct bio *ssa_task_bio(struct ssa_pop *op, struct ssa_ptask *t)
 		for (i = 0; i < n; i++) {
 			u32 b = min_t(u32, PAGE_SIZE, bytes);
 
-			__bio_add_page(bio, ssa_task_pages(t)[i], b, 0);
+			__bio_add_page(bio, ssa_ptask_pages(t)[i], b, 0);
 			bytes -= b;
 		}
 		bio->bi_ioprio = op->parent->bi_ioprio;
@@ -90,7 +90,7 @@ static void ssa_task_next(struct ssa_pop *op, struct ssa_ptask *t)
 }
 
 /* Failed members, and the first of them in *first (-1 if none). */
-unsigned int ssa_nr_failed(struct ssa_ctx *sc, int *first)
+unsigned int ssa_parity_nr_failed(struct ssa_ctx *sc, int *first)
 {
 	unsigned int m, n = 0;
 
@@ -106,7 +106,7 @@ unsigned int ssa_nr_failed(struct ssa_ctx *sc, int *first)
 	return n;
 }
 
-bool ssa_rb_active(struct ssa_ctx *sc)
+bool ssa_parity_rb_active(struct ssa_ctx *sc)
 {
 	struct ssa_parity *par = ssa_par(sc);
 
@@ -115,23 +115,24 @@ bool ssa_rb_active(struct ssa_ctx *sc)
 }
 
 /* Members not fully readable: the failed ones and one being rebuilt. */
-unsigned int ssa_nr_lost(struct ssa_ctx *sc)
+unsigned int ssa_parity_nr_lost(struct ssa_ctx *sc)
 {
-	return ssa_nr_failed(sc, NULL) + (ssa_rb_active(sc) ? 1 : 0);
+	return ssa_parity_nr_failed(sc, NULL) +
+	       (ssa_parity_rb_active(sc) ? 1 : 0);
 }
 
 bool ssa_parity_degraded(struct ssa_ctx *sc)
 {
-	return ssa_nr_lost(sc) != 0;
+	return ssa_parity_nr_lost(sc) != 0;
 }
 
 /*
  * An error the volume survives: a member fault (the member is marked failed
  * by then) while no other member has failed.
  */
-bool ssa_survivable(struct ssa_ctx *sc, blk_status_t status)
+bool ssa_parity_survivable(struct ssa_ctx *sc, blk_status_t status)
 {
-	return ssa_member_fault(status, NULL) && ssa_nr_lost(sc) <= 1;
+	return ssa_member_fault(status, NULL) && ssa_parity_nr_lost(sc) <= 1;
 }
 
 /* The task ends early: its read failed, or its group gave up. */
@@ -154,7 +155,8 @@ static void ssa_task_abandon(struct ssa_pop *op, struct ssa_ptask *t,
 static void ssa_lose(struct ssa_pop *op, struct ssa_pgroup *pg,
 		     struct ssa_ptask *t)
 {
-	if (pg->lost || pg->noparity || !ssa_survivable(op->sc, t->status))
+	if (pg->lost || pg->noparity ||
+	    !ssa_parity_survivable(op->sc, t->status))
 		pg->failed = true;
 	else
 		pg->lost = t;
@@ -224,7 +226,7 @@ static void ssa_release_held(struct ssa_pop *op, struct ssa_pgroup *pg,
  * old data first, then compute the parity, log the group if the volume
  * has a ppl, and write the parity, and (rcw) the data.
  */
-void ssa_try_parity(struct ssa_pop *op, struct ssa_pgroup *pg)
+void ssa_parity_try(struct ssa_pop *op, struct ssa_pgroup *pg)
 {
 	struct ssa_ptask *t = ssa_parity_task(pg, op);
 	bool rcw = pg->method == SSA_WM_RCW;
@@ -245,7 +247,7 @@ void ssa_try_parity(struct ssa_pop *op, struct ssa_pgroup *pg)
 		ssa_task_abandon(op, t, pg->failed);
 		return;
 	}
-	ssa_compute_parity(op, pg);
+	ssa_parity_compute(op, pg);
 	if (op->ppl)
 		ssa_ppl_log(op, pg);	/* ssa_parity_writes() once logged */
 	else
@@ -266,7 +268,7 @@ static void ssa_read_done(struct ssa_pop *op, struct ssa_pgroup *pg)
 		}
 		return;
 	}
-	ssa_try_parity(op, pg);
+	ssa_parity_try(op, pg);
 }
 
 /*
@@ -316,13 +318,14 @@ static void ssa_task_advance(struct ssa_ptask *t)
 	case SSA_T_RMW_PARITY:
 		if (t->status) {
 			/* the parity member failed: the data goes on alone */
-			if (pg->lost || !ssa_survivable(op->sc, t->status))
+			if (pg->lost ||
+			    !ssa_parity_survivable(op->sc, t->status))
 				pg->failed = true;
 			else
 				pg->noparity = true;
 		}
 		pg->parity_in = true;
-		ssa_try_parity(op, pg);
+		ssa_parity_try(op, pg);
 		break;
 	}
 }
@@ -353,7 +356,7 @@ static void ssa_ptask_endio(struct bio *bio)
 		 * data lost with the member (or the parity alone was lost).
 		 * Reads are judged when the task advances.
 		 */
-		if (wrote && !ssa_survivable(sc, status))
+		if (wrote && !ssa_parity_survivable(sc, status))
 			ssa_io_set_error(op->io, status);
 	}
 	if (last && t->kind != SSA_T_READ) {
@@ -372,7 +375,7 @@ static void __ssa_op_start(struct ssa_pop *op, bool from_map)
 	struct ssa_ctx *sc = op->sc;
 	unsigned int g, i, lost = 0;
 
-	ssa_get_pages(ssa_par(sc), op);
+	ssa_parity_get_pages(ssa_par(sc), op);
 	for (g = 0; g < op->nr_groups; g++) {
 		struct ssa_pgroup *pg = &op->groups[g];
 		unsigned int gl = pg->lost ? 1 : 0;
@@ -403,7 +406,7 @@ static void __ssa_op_start(struct ssa_pop *op, bool from_map)
 			ssa_task_issue(op, &op->tasks[pg->xfirst + i], from_map);
 		if (rcw && !pg->nr_reads) {
 			/* a full-stripe write: the parity is known now */
-			ssa_compute_parity(op, pg);
+			ssa_parity_compute(op, pg);
 			if (op->ppl) {
 				ssa_ppl_log(op, pg);
 				continue;
@@ -442,7 +445,7 @@ static bool ssa_op_plugs(struct ssa_pop *op)
  * chunks as one write, as md's raid5d sends the stripes it handles
  * together.  The wait is that of a work item, no timer.
  */
-void ssa_op_start(struct ssa_pop *op, bool from_map)
+void ssa_parity_op_start(struct ssa_pop *op, bool from_map)
 {
 	struct ssa_parity *par = ssa_par(op->sc);
 	unsigned long flags;
@@ -458,7 +461,7 @@ void ssa_op_start(struct ssa_pop *op, bool from_map)
 	queue_work(par->start_wq, &par->plug_work);
 }
 
-void ssa_plug_work(struct work_struct *work)
+void ssa_parity_plug_work(struct work_struct *work)
 {
 	struct ssa_parity *par = container_of(work, struct ssa_parity,
 					      plug_work);
@@ -480,7 +483,7 @@ void ssa_plug_work(struct work_struct *work)
 }
 
 /* A failure stopped the rebuild before the write's groups were done. */
-void ssa_rb_refuse(struct ssa_pop *op)
+void ssa_parity_rb_refuse(struct ssa_pop *op)
 {
 	struct ssa_ctx *sc = op->sc;
 
@@ -518,7 +521,7 @@ void ssa_parity_bm_go(struct ssa_ctx *sc, struct ssa_bm_wait *w)
 {
 	struct ssa_pop *op = container_of(w, struct ssa_pop, bmw);
 
-	ssa_op_go(op, false);
+	ssa_parity_op_go(op, false);
 	ssa_io_put(op->io);
 }
 
@@ -527,7 +530,7 @@ void ssa_parity_bm_go(struct ssa_ctx *sc, struct ssa_bm_wait *w)
  * whose chunk of it is not rebuilt yet are rebuilt first, on a worker
  * (the write may read that chunk: its old data or old parity).
  */
-void ssa_op_go(struct ssa_pop *op, bool from_map)
+void ssa_parity_op_go(struct ssa_pop *op, bool from_map)
 {
 	struct ssa_parity *par = ssa_par(op->sc);
 	unsigned long flags;
@@ -543,9 +546,9 @@ void ssa_op_go(struct ssa_pop *op, bool from_map)
 		for (i = 0; i < op->nr_locks; i++)
 			if (!test_bit(op->locks[i].key, par->rb_done))
 				break;
-		if (i < op->nr_locks && !ssa_rb_active(op->sc)) {
+		if (i < op->nr_locks && !ssa_parity_rb_active(op->sc)) {
 			/* planned to read a chunk that will not be rebuilt now */
-			ssa_rb_refuse(op);
+			ssa_parity_rb_refuse(op);
 			return;
 		}
 		if (i < op->nr_locks) {
@@ -557,7 +560,7 @@ void ssa_op_go(struct ssa_pop *op, bool from_map)
 			return;
 		}
 	}
-	ssa_op_start(op, from_map);
+	ssa_parity_op_start(op, from_map);
 }
 
 /* Operations that waited for a lock, retried in arrival order. */
@@ -577,14 +580,14 @@ static void ssa_retry_waiting(struct ssa_ctx *sc)
 	list_splice_init(&par->waiting, &list);
 	list_for_each_entry_safe(op, tmp, &list, wait) {
 		list_del(&op->wait);
-		if (ssa_lock_or_wait(par, op))
+		if (ssa_pg_lock_or_wait(par, op))
 			list_add_tail(&op->wait, &go);
 	}
 	spin_unlock_irq(&par->lock);
 
 	list_for_each_entry_safe(op, tmp, &go, wait) {
 		list_del(&op->wait);
-		ssa_op_go(op, false);
+		ssa_parity_op_go(op, false);
 		ssa_io_put(op->io);	/* the fork's own reference */
 	}
 }
@@ -608,7 +611,7 @@ void ssa_parity_work(struct work_struct *work)
 	}
 }
 
-void ssa_start_work(struct work_struct *work)
+void ssa_parity_start_work(struct work_struct *work)
 {
 	struct ssa_parity *par = container_of(work, struct ssa_parity,
 					      start_work);
@@ -635,8 +638,8 @@ int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io,
 	int failed;
 	u64 cut;
 
-	ssa_nr_failed(sc, &failed);
-	if (unlikely(ssa_nr_lost(sc) > 1)) {
+	ssa_parity_nr_failed(sc, &failed);
+	if (unlikely(ssa_parity_nr_lost(sc) > 1)) {
 		ssa_fork_begin(sc, io, SSA_OP_WRITE, start, end, 0);
 		DMERR_LIMIT("%s: two members have failed: writes are refused",
 			    dm_device_name(dm_table_get_md(sc->ti->table)));
@@ -677,10 +680,10 @@ int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io,
 
 	ssa_fork_begin(sc, io, SSA_OP_WRITE, start, end, children);
 	spin_lock_irq(&par->lock);
-	locked = ssa_lock_or_wait(par, op);
+	locked = ssa_pg_lock_or_wait(par, op);
 	spin_unlock_irq(&par->lock);
 	if (locked) {
-		ssa_op_go(op, true);
+		ssa_parity_op_go(op, true);
 		ssa_io_put(io);
 	}
 	/* else the work item starts it, and drops the fork's reference */
@@ -697,8 +700,8 @@ void ssa_parity_join(struct ssa_io *io)
 		return;
 
 	if (op->locked)
-		ssa_unlock(sc, op);
-	ssa_put_pages(ssa_par(sc), op);
+		ssa_pg_unlock(sc, op);
+	ssa_parity_put_pages(ssa_par(sc), op);
 	mempool_free(op, ssa_par(sc)->op_pool);
 	io->pop = NULL;
 }

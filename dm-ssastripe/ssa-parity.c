@@ -69,12 +69,12 @@ static int ssa_parity_fail(struct ssa_ctx *sc, unsigned int m)
 
 	if (test_bit(SSA_MEMBER_FAILED, &mb->flags))
 		return 0;
-	if (ssa_rb_active(sc) && (int)m != par->rb_member) {
+	if (ssa_parity_rb_active(sc) && (int)m != par->rb_member) {
 		DMWARN("fail %u: member %d is being rebuilt, and parity covers one loss",
 		       m, par->rb_member);
 		return -EBUSY;
 	}
-	if (ssa_nr_failed(sc, &f)) {
+	if (ssa_parity_nr_failed(sc, &f)) {
 		DMWARN("fail %u: member %d has failed already, and parity covers one loss",
 		       m, f);
 		return -EBUSY;
@@ -83,7 +83,7 @@ static int ssa_parity_fail(struct ssa_ctx *sc, unsigned int m)
 	ssa_parity_scrub_stop(sc);
 	ssa_member_fail(sc, m);
 	if (READ_ONCE(par->sync_pos) < sc->geom.rows || ssa_bm_pending(par->bm))
-		ssa_unsynced_warn(sc, m);
+		ssa_parity_unsynced_warn(sc, m);
 	return 0;
 }
 
@@ -126,12 +126,12 @@ static int ssa_parity_alloc(struct ssa_ctx *sc)
 	init_waitqueue_head(&par->lock_wait);
 	INIT_LIST_HEAD(&par->ready);
 	INIT_WORK(&par->work, ssa_parity_work);
-	INIT_WORK(&par->scrub_work, ssa_scrub_work);
-	INIT_WORK(&par->start_work, ssa_start_work);
-	INIT_WORK(&par->plug_work, ssa_plug_work);
+	INIT_WORK(&par->scrub_work, ssa_parity_scrub_work);
+	INIT_WORK(&par->start_work, ssa_parity_start_work);
+	INIT_WORK(&par->plug_work, ssa_parity_plug_work);
 	INIT_LIST_HEAD(&par->plugged);
-	INIT_WORK(&par->recover_work, ssa_recover_work);
-	INIT_WORK(&par->recon_work, ssa_recon_work);
+	INIT_WORK(&par->recover_work, ssa_parity_recover_work);
+	INIT_WORK(&par->recon_work, ssa_parity_recon_work);
 	INIT_LIST_HEAD(&par->recover);
 	bio_list_init(&par->recon_children);
 	bio_list_init(&par->recon_parents);
@@ -141,7 +141,7 @@ static int ssa_parity_alloc(struct ssa_ctx *sc)
 	par->sync_pos = sc->opt[SSA_OPT_INITIAL_SYNC] && !sc->rebuild_mask ?
 			0 : sc->geom.rows;
 	par->rb_member = -1;
-	INIT_WORK(&par->prebuild_work, ssa_prebuild_work);
+	INIT_WORK(&par->prebuild_work, ssa_parity_prebuild_work);
 	INIT_LIST_HEAD(&par->prebuild);
 	if (sc->rebuild_mask) {
 		par->rb_member = __ffs64(sc->rebuild_mask);

@@ -54,7 +54,7 @@ struct ssa_parity {
 	spinlock_t lock;	/* buckets, waiting, ready */
 	struct hlist_head buckets[1 << SSA_LOCK_BITS];
 	struct list_head waiting;	/* operations waiting for a lock */
-	wait_queue_head_t lock_wait;	/* ssa_wait_lock()'s sleepers */
+	wait_queue_head_t lock_wait;	/* ssa_pg_wait_lock()'s sleepers */
 	struct list_head ready;		/* tasks whose bio completed */
 	bool retry;		/* something unlocked: retry the waiting */
 	struct work_struct work;	/* advances tasks (never blocks on memory) */
@@ -65,7 +65,10 @@ struct ssa_parity {
 	 */
 	struct workqueue_struct *start_wq;
 	struct work_struct start_work;
-	/* whole-stripe writes sent together under a plug (ssa_op_start()) */
+	/*
+	 * whole-stripe writes sent together under a plug
+	 * (ssa_parity_op_start())
+	 */
 	struct work_struct plug_work;
 	struct list_head plugged;
 	mempool_t *op_pool;
@@ -137,17 +140,17 @@ static inline struct ssa_ptask *ssa_parity_task(struct ssa_pgroup *pg,
 	return &op->tasks[pg->xfirst + pg->nr_reads];
 }
 
-static inline struct page **ssa_task_pages(struct ssa_ptask *t)
+static inline struct page **ssa_ptask_pages(struct ssa_ptask *t)
 {
 	return &t->op->pages[t->page0];
 }
 
-static inline void *ssa_buf_at(struct page **pages, u32 byte)
+static inline void *ssa_parity_buf_at(struct page **pages, u32 byte)
 {
 	return page_address(pages[byte >> PAGE_SHIFT]) + offset_in_page(byte);
 }
 
-/* What ssa_xfer() does with the bytes it moves. */
+/* What ssa_parity_xfer() does with the bytes it moves. */
 enum ssa_xfer {
 	SSA_XFER_COPY_IN,	/* bio data -> buffer */
 	SSA_XFER_XOR_IN,	/* buffer ^= bio data */
@@ -155,56 +158,56 @@ enum ssa_xfer {
 };
 
 /* ssa-parity-buf.c */
-void ssa_xor_buf(struct page **dst, u32 doff, struct page **src, u32 soff,
-		 u32 bytes);
-void ssa_xfer(struct bio *bio, struct bvec_iter *it, struct page **buf, u32 off,
-	      u32 bytes, enum ssa_xfer how);
-void ssa_zero_buf(struct page **pages, u32 bytes);
-void ssa_compute_parity(struct ssa_pop *op, struct ssa_pgroup *pg);
-void ssa_bio_to_buf(struct ssa_pop *op, struct page **dst, u32 doff,
-		    u32 loff, u32 sectors, bool copy);
-void ssa_copy_buf(struct page **dst, u32 doff, struct page **src, u32 soff,
-		  u32 bytes);
-void ssa_get_pages(struct ssa_parity *par, struct ssa_pop *op);
-void ssa_put_pages(struct ssa_parity *par, struct ssa_pop *op);
+void ssa_parity_xor_buf(struct page **dst, u32 doff, struct page **src,
+			u32 soff, u32 bytes);
+void ssa_parity_xfer(struct bio *bio, struct bvec_iter *it, struct page **buf,
+		     u32 off, u32 bytes, enum ssa_xfer how);
+void ssa_parity_zero_buf(struct page **pages, u32 bytes);
+void ssa_parity_compute(struct ssa_pop *op, struct ssa_pgroup *pg);
+void ssa_parity_bio_to_buf(struct ssa_pop *op, struct page **dst, u32 doff,
+			   u32 loff, u32 sectors, bool copy);
+void ssa_parity_copy_buf(struct page **dst, u32 doff, struct page **src,
+			 u32 soff, u32 bytes);
+void ssa_parity_get_pages(struct ssa_parity *par, struct ssa_pop *op);
+void ssa_parity_put_pages(struct ssa_parity *par, struct ssa_pop *op);
 
 /* ssa-parity-lock.c: the group locks */
-bool ssa_lock_or_wait(struct ssa_parity *par, struct ssa_pop *op);
-void ssa_unlock(struct ssa_ctx *sc, struct ssa_pop *op);
-void ssa_wait_lock(struct ssa_parity *par, struct ssa_plock *lk, u64 key);
-void ssa_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk);
+bool ssa_pg_lock_or_wait(struct ssa_parity *par, struct ssa_pop *op);
+void ssa_pg_unlock(struct ssa_ctx *sc, struct ssa_pop *op);
+void ssa_pg_wait_lock(struct ssa_parity *par, struct ssa_plock *lk, u64 key);
+void ssa_pg_drop_lock(struct ssa_ctx *sc, struct ssa_plock *lk);
 
 /* ssa-parity-write.c */
-unsigned int ssa_nr_failed(struct ssa_ctx *sc, int *first);
-bool ssa_rb_active(struct ssa_ctx *sc);
-unsigned int ssa_nr_lost(struct ssa_ctx *sc);
+unsigned int ssa_parity_nr_failed(struct ssa_ctx *sc, int *first);
+bool ssa_parity_rb_active(struct ssa_ctx *sc);
+unsigned int ssa_parity_nr_lost(struct ssa_ctx *sc);
 bool ssa_parity_degraded(struct ssa_ctx *sc);
-bool ssa_survivable(struct ssa_ctx *sc, blk_status_t status);
-void ssa_try_parity(struct ssa_pop *op, struct ssa_pgroup *pg);
+bool ssa_parity_survivable(struct ssa_ctx *sc, blk_status_t status);
+void ssa_parity_try(struct ssa_pop *op, struct ssa_pgroup *pg);
 void ssa_parity_writes(struct ssa_pop *op, struct ssa_pgroup *pg);
 void ssa_parity_started(struct bio *bio);
-void ssa_op_start(struct ssa_pop *op, bool from_map);
-void ssa_rb_refuse(struct ssa_pop *op);
-void ssa_op_go(struct ssa_pop *op, bool from_map);
+void ssa_parity_op_start(struct ssa_pop *op, bool from_map);
+void ssa_parity_rb_refuse(struct ssa_pop *op);
+void ssa_parity_op_go(struct ssa_pop *op, bool from_map);
 void ssa_parity_bm_go(struct ssa_ctx *sc, struct ssa_bm_wait *w);
 void ssa_parity_work(struct work_struct *work);
-void ssa_start_work(struct work_struct *work);
-void ssa_plug_work(struct work_struct *work);
+void ssa_parity_start_work(struct work_struct *work);
+void ssa_parity_plug_work(struct work_struct *work);
 int ssa_parity_write(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 		     u64 start, u64 end);
 void ssa_parity_join(struct ssa_io *io);
 
 /* ssa-parity-walk.c */
-void ssa_unsynced_warn(struct ssa_ctx *sc, int m);
-void ssa_scrub_work(struct work_struct *work);
+void ssa_parity_unsynced_warn(struct ssa_ctx *sc, int m);
+void ssa_parity_scrub_work(struct work_struct *work);
 int ssa_parity_scrub(struct ssa_ctx *sc, bool repair);
 void ssa_parity_scrub_stop(struct ssa_ctx *sc);
 int ssa_parity_idle(struct ssa_ctx *sc);
 void ssa_parity_resume(struct ssa_ctx *sc);
-bool ssa_span_synced(struct ssa_ctx *sc, const struct ssa_group *grp,
-		     u32 nchunks);
-int ssa_unsynced(struct ssa_ctx *sc, unsigned int f, u64 idx);
-void ssa_prebuild_work(struct work_struct *work);
+bool ssa_parity_span_synced(struct ssa_ctx *sc, const struct ssa_group *grp,
+			    u32 nchunks);
+int ssa_parity_unsynced(struct ssa_ctx *sc, unsigned int f, u64 idx);
+void ssa_parity_prebuild_work(struct work_struct *work);
 
 /* ssa-parity-ppl.c */
 int ssa_ppl_create(struct ssa_parity *par);
@@ -220,11 +223,11 @@ unsigned int ssa_ppl_status(struct ssa_parity *par, char *result,
 			    unsigned int maxlen, unsigned int sz);
 
 /* ssa-parity-read.c */
-int ssa_read_others(struct ssa_ctx *sc, const struct ssa_group *grp,
-		    unsigned int f, u32 off, u32 n);
-void ssa_xor_others(struct ssa_ctx *sc, unsigned int f, u32 sectors);
-void ssa_recover_work(struct work_struct *work);
-void ssa_recon_work(struct work_struct *work);
+int ssa_parity_read_others(struct ssa_ctx *sc, const struct ssa_group *grp,
+			   unsigned int f, u32 off, u32 n);
+void ssa_parity_xor_others(struct ssa_ctx *sc, unsigned int f, u32 sectors);
+void ssa_parity_recover_work(struct work_struct *work);
+void ssa_parity_recon_work(struct work_struct *work);
 bool ssa_parity_retry_read(struct ssa_ctx *sc, struct bio *bio,
 			   blk_status_t status, bool child);
 int ssa_parity_read(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
