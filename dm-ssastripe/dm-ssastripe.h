@@ -298,10 +298,12 @@ struct ssa_ctx {
 	const struct ssa_layout_ops *ops;
 	void *priv;
 
-	/* Test-only high-priority reads (message debug_inject_high). */
+#ifdef SSA_DEBUG
+	/* Test-only high-priority reads (ssa-inject.c). */
 	atomic_t injected;
 	atomic_t inject_seq;	/* child numbers of injected reads */
 	wait_queue_head_t injected_wait;
+#endif
 
 	unsigned int nr_members;
 	struct ssa_member members[];
@@ -454,7 +456,6 @@ static inline struct ssa_cstate *ssa_cstate_of(struct ssa_ctx *sc,
 /* ssa-io.c: the target's map and end_io */
 int ssa_map(struct dm_target *ti, struct bio *bio);
 int ssa_end_io(struct dm_target *ti, struct bio *bio, blk_status_t *error);
-int ssa_inject_high(struct ssa_ctx *sc, unsigned int m, unsigned int count);
 
 /* ssa-io.c: fork, join and children, for the layouts' fork code */
 u8 ssa_op_of(struct bio *bio);
@@ -533,6 +534,16 @@ int ssa_member_rw(struct ssa_ctx *sc, unsigned int m, enum req_op op, u64 ms,
 int ssa_flush_members(struct ssa_ctx *sc);
 int ssa_pages_io(struct block_device *bdev, sector_t sector,
 		 struct page **pages, u32 bytes, blk_opf_t opf);
+
+/* ssa-inject.c: test-only fault injection, with SSA_DEBUG=y (Kbuild) */
+#ifdef SSA_DEBUG
+void ssa_inject_init(struct ssa_ctx *sc);
+void ssa_inject_drain(struct ssa_ctx *sc);
+int ssa_inject_message(struct ssa_ctx *sc, char **argv);
+#else
+static inline void ssa_inject_init(struct ssa_ctx *sc) {}
+static inline void ssa_inject_drain(struct ssa_ctx *sc) {}
+#endif
 
 /* ssa-claim.c: live volumes' claims on their bitmap or ppl device */
 int ssa_claim_meta(struct ssa_ctx *sc, const char *what);

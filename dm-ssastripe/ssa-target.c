@@ -270,9 +270,7 @@ static int ssa_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	sc->devt = disk_devt(dm_disk(dm_table_get_md(ti->table)));
 	ssa_geom_init(&sc->geom, chunk, n);
 	INIT_WORK(&sc->event_work, ssa_event_work);
-	atomic_set(&sc->injected, 0);
-	atomic_set(&sc->inject_seq, 0);
-	init_waitqueue_head(&sc->injected_wait);
+	ssa_inject_init(sc);
 	for (m = 0; m < n; m++) {
 		struct ssa_member *mb = &sc->members[m];
 
@@ -395,7 +393,7 @@ static void ssa_dtr(struct dm_target *ti)
 	struct ssa_ctx *sc = ti->private;
 
 	/* DM waits for requests; internal work it does not know about. */
-	wait_event(sc->injected_wait, !atomic_read(&sc->injected));
+	ssa_inject_drain(sc);
 	/* a walk started while suspended would raise an event at its end */
 	if (sc->ops->stop)
 		sc->ops->stop(sc);
@@ -537,13 +535,13 @@ static void ssa_status(struct dm_target *ti, status_type_t type,
  * dmsetup message <dev> 0 write_method auto|rmw|rcw
  * dmsetup message <dev> 0 check|repair|idle   (parity layouts)
  * dmsetup message <dev> 0 fail <member>
- * dmsetup message <dev> 0 debug_inject_high <member> <count>   (tests only)
+ * dmsetup message <dev> 0 debug_inject_high <member> <count>   (SSA_DEBUG=y)
  */
 static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
 		       char *result, unsigned int maxlen)
 {
 	struct ssa_ctx *sc = ti->private;
-	unsigned int val, m;
+	unsigned int m;
 	int r;
 
 	r = ssa_message_opt(sc, argc, argv);
@@ -574,15 +572,10 @@ static int ssa_message(struct dm_target *ti, unsigned int argc, char **argv,
 			return sc->ops->idle(sc);
 	}
 
-	if (argc == 3 && !strcasecmp(argv[0], "debug_inject_high")) {
-		if (ssa_parse_uint(argv[1], &m) || m >= sc->nr_members ||
-		    ssa_parse_uint(argv[2], &val) || !val || val > 1024) {
-			DMWARN("debug_inject_high <member 0..%u> <count 1..1024>",
-			       sc->nr_members - 1);
-			return -EINVAL;
-		}
-		return ssa_inject_high(sc, m, val);
-	}
+#ifdef SSA_DEBUG
+	if (argc == 3 && !strcasecmp(argv[0], "debug_inject_high"))
+		return ssa_inject_message(sc, argv);
+#endif
 
 	DMWARN("unrecognised message '%s'", argc ? argv[0] : "");
 	return -EINVAL;
