@@ -26,19 +26,7 @@ static void ssa_mirror_copy(struct ssa_ctx *sc, unsigned int m, u64 lo,
 			return;
 		}
 	}
-	if (!test_and_set_bit(SSA_MEMBER_FAILED, &sc->members[m].flags)) {
-		DMERR("%s: member %u (%s) failed: no in-sync copy left to rebuild it from",
-		      dm_device_name(dm_table_get_md(sc->ti->table)), m,
-		      sc->members[m].dev->name);
-		schedule_work(&sc->event_work);
-	}
-}
-
-static void *ssa_sector_addr(struct page **pages, unsigned int s)
-{
-	unsigned int off = s << SECTOR_SHIFT;
-
-	return page_address(pages[off >> PAGE_SHIFT]) + offset_in_page(off);
+	ssa_walk_no_source(sc, m);
 }
 
 /*
@@ -51,8 +39,8 @@ static void ssa_check_set(struct ssa_ctx *sc, u32 set, u64 lo,
 			  unsigned int len, struct page **ref,
 			  struct page **cmp, unsigned long *diff, bool repair)
 {
-	unsigned int k, m, s;
-	bool have_ref = false, differs;
+	unsigned int k, m;
+	bool have_ref = false;
 
 	for (k = 0; k < sc->copies; k++) {
 		m = ssa_mirror_member(set, sc->copies, k);
@@ -66,15 +54,7 @@ static void ssa_check_set(struct ssa_ctx *sc, u32 set, u64 lo,
 			have_ref = true;
 			continue;
 		}
-		differs = false;
-		for (s = 0; s < len; s++) {
-			if (memcmp(ssa_sector_addr(ref, s), ssa_sector_addr(cmp, s),
-				   SECTOR_SIZE)) {
-				__set_bit(s, diff);
-				differs = true;
-			}
-		}
-		if (differs && repair)
+		if (ssa_walk_diff(ref, cmp, len, diff) && repair)
 			ssa_member_rw(sc, m, REQ_OP_WRITE, lo, len, ref,
 				      SSA_CLASS_HIGH);
 	}

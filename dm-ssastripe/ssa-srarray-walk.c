@@ -57,19 +57,7 @@ static void ssa_sr_copy(struct ssa_ctx *sc, unsigned int m, u64 lo,
 				return;
 		return;
 	}
-	if (!test_and_set_bit(SSA_MEMBER_FAILED, &sc->members[m].flags)) {
-		DMERR("%s: member %u (%s) failed: no copy in sync left to rebuild it from",
-		      dm_device_name(dm_table_get_md(sc->ti->table)), m,
-		      sc->members[m].dev->name);
-		schedule_work(&sc->event_work);
-	}
-}
-
-static void *ssa_sr_sector_addr(struct page **pages, unsigned int s)
-{
-	unsigned int off = s << SECTOR_SHIFT;
-
-	return page_address(pages[off >> PAGE_SHIFT]) + offset_in_page(off);
+	ssa_walk_no_source(sc, m);
 }
 
 /*
@@ -83,8 +71,8 @@ static void ssa_sr_check_set(struct ssa_ctx *sc, u32 set, u64 lo,
 			     bool repair)
 {
 	struct ssa_sr *sr = ssa_sr_of(sc);
-	unsigned int k, r, s, m;
-	bool have_ref = false, differs;
+	unsigned int k, r, m;
+	bool have_ref = false;
 	u64 ms;
 
 	for (k = 0; k < sc->copies; k++) {
@@ -99,16 +87,7 @@ static void ssa_sr_check_set(struct ssa_ctx *sc, u32 set, u64 lo,
 				have_ref = true;
 				continue;
 			}
-			differs = false;
-			for (s = 0; s < len; s++) {
-				if (memcmp(ssa_sr_sector_addr(ref, s),
-					   ssa_sr_sector_addr(cmp, s),
-					   SECTOR_SIZE)) {
-					__set_bit(s, diff);
-					differs = true;
-				}
-			}
-			if (differs && repair)
+			if (ssa_walk_diff(ref, cmp, len, diff) && repair)
 				ssa_member_rw(sc, m, REQ_OP_WRITE, ms, len, ref,
 					      SSA_CLASS_HIGH);
 		}

@@ -54,6 +54,44 @@ bool ssa_walk_in_sync(struct ssa_ctx *sc, unsigned int m)
 		 (BIT(SSA_MEMBER_FAILED) | BIT(SSA_MEMBER_REBUILD)));
 }
 
+/* No copy in sync is left to rebuild member @m from: it fails. */
+void ssa_walk_no_source(struct ssa_ctx *sc, unsigned int m)
+{
+	if (test_and_set_bit(SSA_MEMBER_FAILED, &sc->members[m].flags))
+		return;
+	DMERR("%s: member %u (%s) failed: no copy in sync left to rebuild it from",
+	      dm_device_name(dm_table_get_md(sc->ti->table)), m,
+	      sc->members[m].dev->name);
+	schedule_work(&sc->event_work);
+}
+
+static void *ssa_walk_sector(struct page **pages, unsigned int s)
+{
+	unsigned int off = s << SECTOR_SHIFT;
+
+	return page_address(pages[off >> PAGE_SHIFT]) + offset_in_page(off);
+}
+
+/*
+ * Compare the first @len sectors of two window buffers: set the bit of
+ * each sector that differs in @diff; true if any did.
+ */
+bool ssa_walk_diff(struct page **ref, struct page **cmp, unsigned int len,
+		   unsigned long *diff)
+{
+	bool differs = false;
+	unsigned int s;
+
+	for (s = 0; s < len; s++) {
+		if (memcmp(ssa_walk_sector(ref, s), ssa_walk_sector(cmp, s),
+			   SECTOR_SIZE)) {
+			__set_bit(s, diff);
+			differs = true;
+		}
+	}
+	return differs;
+}
+
 /* May member @m serve a read of its rows below @end? */
 bool ssa_walk_readable(struct ssa_walk *w, unsigned int m, u64 end)
 {
