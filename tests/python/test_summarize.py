@@ -49,3 +49,13 @@ def test_failure_reason_comes_before_the_noise(tmp_path):
     assert lines[at + 1] == "#     # draw 3: chunk 40 -> chunk 48: WRONG"
     assert lines[at + 2] == "#     FAIL: not recovered"
     assert lines[at + 3] == "#     chatter 0"
+
+
+def test_libdevmapper_note_is_not_a_diagnostic(tmp_path):
+    # a test's Python runs dmsetup itself: libdevmapper's note filled the
+    # lines after the reason (CI of f9b3171)
+    note = "# Udev is running and DM_DISABLE_UDEV environment variable is set. Bypassing.\n"
+    text = "1..1\nnot ok 1 hidden\n# FAIL: wrong\n" + note * 6 + "# the draw\n"
+    _, lines = _run(tmp_path, text)
+    at = lines.index("#   not ok: hidden")
+    assert lines[at + 1:at + 3] == ["#     FAIL: wrong", "#     the draw"]

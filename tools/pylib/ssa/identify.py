@@ -233,7 +233,10 @@ def queued_overhead(dev, a: int, saw: "Sawtooth", budget: "Budget",
             v = seen[k]
             if v != v:
                 continue
-            if prev is not None and v - prev[1] > 0.5 * rot:
+            # at the jump the time before it is near its least (b waits
+            # little more than o): a pair the host held up a turn elsewhere
+            # on the slope is not the jump (o is taken to be under R/2)
+            if prev is not None and v - prev[1] > 0.5 * rot and prev[1] < 0.5 * rot:
                 return k if k - prev[0] == 1 else -k        # bracketed
             prev = (k, v)
         return None
@@ -265,7 +268,7 @@ def queued_overhead(dev, a: int, saw: "Sawtooth", budget: "Budget",
     # ends, waiting nothing or, a nanosecond late, a turn)
     for k in range(max(2, k_star - step), min(k_star + step, s) + 1):
         lo, hi = med(k - 1), med(k)
-        if lo == lo and hi == hi and hi - lo > 0.5 * rot:
+        if lo == lo and hi == hi and hi - lo > 0.5 * rot and lo < 0.5 * rot:
             k_star = k
             break
     # b a whole track back waits most of a turn whatever the overhead, so
@@ -783,12 +786,41 @@ def one_head(dev, x: int, saw: Sawtooth, budget: Budget) -> dict:
         return sum(pair(dev, y, y - w) > thr for _ in range(3)) >= 2
 
     # the track's first sector: where, going forward over one track, a
-    # pair stops being on time (coarse, then one sector at a time)
-    budget.check("the heads scan")
+    # pair stops being on time (coarse, then one sector at a time); then
+    # three tracks further back must show the same.  A pair the host held
+    # up in two reads of three during the search puts the start a few
+    # sectors early, and the tracks behind then disagree (seen once in CI,
+    # 2026-11-29): the search is made again, three times at most
     step = max(1, min(8, w // 2, (s - w) // 2))
     ys = list(range(x - s - step, x + 1, step))
-    flags = [late(y) for y in ys]
-    start = None
+    seen = []
+    for _ in range(3):
+        budget.check("the heads scan")
+        flags = [late(y) for y in ys]
+        start = _first_late(ys, flags, late)
+        if start is None:
+            seen.append("no start")
+            continue
+        # every track a cylinder: three tracks back, the pair from a
+        # track's first sector is late, and from w sectors into it on time
+        checks = [(late(start - i * s), late(start - i * s + w)) for i in range(1, 4)]
+        if all(first and not into for first, into in checks):
+            break
+        seen.append(f"start {start}: {checks}")
+    else:
+        if all(v == "no start" for v in seen):
+            raise IdentifyError("heads: no cylinder start seen at a one-track window (a disk "
+                                "of one head would show one every track)")
+        raise IdentifyError("heads: a cylinder start on one track but not on the tracks "
+                            f"before it, three times ({'; '.join(seen)}): not a disk of "
+                            "one head")
+    return {"k_min": k_min, "t_min": t_min, "w": w, "track_start": start,
+            "scan": list(zip(ys, flags)), "checks": checks, "retries": seen}
+
+
+def _first_late(ys: list[int], flags: list[bool], late) -> int | None:
+    """The first ``y`` at which ``late`` turns true going forward (from a
+    coarse scan ``flags`` over ``ys``, then halving the step), or None."""
     for i in range(1, len(ys)):
         if flags[i] and not flags[i - 1]:
             lo, hi = ys[i - 1], ys[i]           # lo on time, hi late
@@ -798,19 +830,8 @@ def one_head(dev, x: int, saw: Sawtooth, budget: Budget) -> dict:
                     hi = mid
                 else:
                     lo = mid
-            start = hi
-            break
-    if start is None:
-        raise IdentifyError("heads: no cylinder start seen at a one-track window (a disk of "
-                            "one head would show one every track)")
-    # every track a cylinder: three tracks back, the pair from a track's
-    # first sector is late, and from w sectors into it on time
-    checks = [(late(start - i * s), late(start - i * s + w)) for i in range(1, 4)]
-    if not all(first and not into for first, into in checks):
-        raise IdentifyError("heads: a cylinder start on one track but not on the tracks "
-                            f"before it ({checks}): not a disk of one head")
-    return {"k_min": k_min, "t_min": t_min, "w": w, "track_start": start,
-            "scan": list(zip(ys, flags)), "checks": checks}
+            return hi
+    return None
 
 
 def cylinder_start(a: int, saw: Sawtooth, flags: list[bool], heads: int) -> int:
@@ -998,15 +1019,29 @@ def _measure(dev, quick: bool, budget_s: float, echo) -> dict:
     # beside it, the least time of a pair less the host path of a flush
     echo("identify: command overhead (reads queued two deep)")
     prime = a if heads == 1 else None       # a + 1 would be the next cylinder
-    try:
-        overhead, k_star, qseen = queued_overhead(dev, a, za, budget, prime=prime)
-    except IdentifyError:               # once more: a held-up request can hide the jump
-        overhead, k_star, qseen = queued_overhead(dev, a, za, budget, prime=prime)
+    # up to three times: a held-up request can hide the jump or fake one.
+    # A pair's least time holds the overhead, a sector's transfer and the
+    # host's path: an overhead above it is such a fake, measured again
+    # (seen once in CI, 2026-11-29: 8.3 ms on a disk of 162 us)
+    tries: list = []
+    for _ in range(3):
+        try:
+            overhead, k_star, qseen = queued_overhead(dev, a, za, budget, prime=prime)
+        except IdentifyError as e:
+            tries.append(str(e))
+            continue
+        if overhead <= base:
+            break
+        tries.append(f"{overhead * 1e6:.0f} us, above a pair's least time "
+                     f"{base * 1e6:.0f} us")
+    else:
+        raise IdentifyError("overhead: three measurements failed or were above a pair's "
+                            f"least time ({'; '.join(tries)})")
     fl = [dev.flush() for _ in range(9)]
     fl = [x for x in fl if x == x]
     host = min(fl) if fl else 0.0
     out["overhead"] = {"k_jump": k_star, "queued_t": qseen, "least_t": base, "host_t": host,
-                       "overhead": overhead,
+                       "overhead": overhead, "retries": tries,
                        "host_read_path": max(0.0, base - za.sector_time - host - overhead)}
 
     out["result"] = {
