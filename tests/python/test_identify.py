@@ -28,7 +28,7 @@ RATE_TOL = 0.03
 class FakeDisk:
     def __init__(self, cylinders, heads, zones, rotation, seek_a, seek_b, overhead=0.0,
                  read_ahead=0, hit_time=20e-6, phase0=0.0, host_s=40e-6, host_q=40e-6,
-                 gap=15e-6, jitter=0.0, seed=0, glitch=0.0, qgap=0.0):
+                 gap=15e-6, jitter=0.0, seed=0, glitch=0.0, qgap=0.0, stall=0.0):
         self.heads, self.rotation = heads, rotation
         self.seek_a, self.seek_b, self.overhead = seek_a, seek_b, overhead
         self.read_ahead, self.hit_time = read_ahead, hit_time
@@ -36,6 +36,7 @@ class FakeDisk:
         self.jitter, self.rng = jitter, random.Random(seed)   # the host path varies
         self.glitch = glitch            # and now and then a request is 1 ms late
         self.qgap = qgap                # a queued pair's first read: thread start
+        self.stall = stall              # and now and then held up to 8 ms after
         self.zones, first, fc = [], 0, 0
         for c, s in zones:
             self.zones.append((first, fc, c, s))
@@ -83,7 +84,16 @@ class FakeDisk:
         svc = self._service(sector, count, start)
         self.now = start + svc + self.host_q
         self.reads += 1
-        return self.host_s + svc + self.host_q
+        return self.host_s + svc + self.host_q + self._stall()
+
+    def _stall(self) -> float:
+        """A completion the host holds up (a guest waiting for the host's
+        files on the instruction clock): 0 to 8 ms, now and then."""
+        if not self.stall or self.rng.random() >= self.stall:
+            return 0.0
+        d = self.rng.uniform(0, 8e-3)
+        self.now += d
+        return d
 
     def queued(self, a, b, lead=300e-6):
         """``b`` issued ``lead`` after ``a``, served when a ends (FIFO)."""
@@ -101,7 +111,7 @@ class FakeDisk:
         self.a_time = done_a - t0
         if arr_b > end_a:
             return math.nan
-        return done_b - done_a
+        return done_b - done_a + self._stall()
 
     def flush(self):
         self.now += self.gap + self.host_s + self.host_q
@@ -378,8 +388,10 @@ def test_one_head_start_found_again_after_held_pairs(monkeypatch):
     def pair(dev, y, b):
         t = real(dev, y, b)
         # pairs from the last eight sectors before a track's start, whose
-        # b lies on the same track: the first two reads of each a turn late
-        if spt - 8 <= y % spt and 0 < y - b < spt and held.get(y, 0) < 2:
+        # b lies on the same track: the first two reads of each of the
+        # first two such sectors a turn late
+        if (spt - 8 <= y % spt and 0 < y - b < spt and held.get(y, 0) < 2
+                and (y in held or len(held) < 2)):
             held[y] = held.get(y, 0) + 1
             t += disk.rotation
         return t
@@ -390,3 +402,24 @@ def test_one_head_start_found_again_after_held_pairs(monkeypatch):
     assert held, "the held pairs were never read: the test does not test"
     assert one["track_start"] % spt == 0, one
     assert one["retries"], "the first search was not thrown off"
+
+
+# Draws that identify got wrong beside a host that holds a completion up
+# to 8 ms in one request of 300 and 1 ms in one of 100 (the spread the
+# instruction clock showed in CI, 2026-11-29): an overhead of 7.6 ms for
+# 180 us and 2.5 ms for 82 us (a held pair taken for the overhead's jump),
+# one-head seek curves 6-7 % off (the track's start a few sectors early).
+@pytest.mark.parametrize("seed,one_head", [(124, True), (127, True), (129, False)])
+def test_hidden_disk_beside_host_stalls(seed, one_head):
+    rng = random.Random(seed)
+    p = draw(rng)
+    heads = 1 if one_head else p["heads"]
+    disk = FakeDisk(p["cylinders"], heads, p["zones"], p["rotation"], p["seek_a"],
+                    p["seek_b"], p["overhead"], phase0=p["phase0"], jitter=40e-6, seed=seed,
+                    glitch=0.01, stall=0.003)
+    r = identify.measure(disk, quick=True, budget_s=1e9, echo=lambda *_: None)["result"]
+    assert r["heads"] == heads
+    true_mean = identify.mean_seek(p["seek_a"], p["seek_b"], p["cylinders"])
+    assert abs(r["mean_seek_s"] / true_mean - 1) <= MEAN_SEEK_TOL, (r["mean_seek_s"], true_mean)
+    assert abs(r["overhead_s"] - p["overhead"]) <= 2 * p["rotation"] / min(
+        s for _, s in p["zones"]) + 40e-6, (r["overhead_s"], p["overhead"])

@@ -802,9 +802,13 @@ def one_head(dev, x: int, saw: Sawtooth, budget: Budget) -> dict:
             seen.append("no start")
             continue
         # every track a cylinder: three tracks back, the pair from a
-        # track's first sector is late, and from w sectors into it on time
-        checks = [(late(start - i * s), late(start - i * s + w)) for i in range(1, 4)]
-        if all(first and not into for first, into in checks):
+        # track's first sector is late, and from the sector before it (the
+        # last of the track before) and from w sectors into it on time --
+        # which pins the start to the sector (late from the start alone
+        # holds for any sector less than w into the track)
+        checks = [(late(start - i * s), late(start - i * s - 1), late(start - i * s + w))
+                  for i in range(1, 4)]
+        if all(first and not before and not into for first, before, into in checks):
             break
         seen.append(f"start {start}: {checks}")
     else:
