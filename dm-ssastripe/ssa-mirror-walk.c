@@ -21,8 +21,7 @@ static void ssa_mirror_copy(struct ssa_ctx *sc, unsigned int m, u64 lo,
 		/* a source that fails is marked failed: try the next one */
 		if (!ssa_member_rw(sc, src, REQ_OP_READ, lo, len, pages,
 				   SSA_CLASS_HIGH)) {
-			ssa_member_rw(sc, m, REQ_OP_WRITE, lo, len, pages,
-				      SSA_CLASS_HIGH);
+			ssa_walk_write(sc, m, lo, len, pages);
 			return;
 		}
 	}
@@ -55,8 +54,7 @@ static void ssa_check_set(struct ssa_ctx *sc, u32 set, u64 lo,
 			continue;
 		}
 		if (ssa_walk_diff(ref, cmp, len, diff) && repair)
-			ssa_member_rw(sc, m, REQ_OP_WRITE, lo, len, ref,
-				      SSA_CLASS_HIGH);
+			ssa_walk_write(sc, m, lo, len, ref);
 	}
 }
 

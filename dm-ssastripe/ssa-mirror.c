@@ -463,20 +463,25 @@ static void ssa_mirror_join(struct ssa_io *io)
 {
 	struct ssa_ctx *sc = io->sc;
 	struct ssa_mirror *mi = ssa_mirror_of(sc);
-	u64 failed, set_mask;
+	u64 failed, good, set_mask;
 	unsigned int s;
 
 	ssa_bm_release(mi->w.bm, &io->bmw);
 	ssa_walk_join(&mi->w, io);
 
 	failed = atomic64_read(&io->failed);
-	if (likely(!failed))
+	if (likely(!failed) && likely(!(io->issued & sc->rebuild_mask)))
 		return;
-	/* Some copy of every set written must have taken all its children. */
+	/*
+	 * Some copy of every set written must have taken all its children and
+	 * be in sync: a copy being rebuilt is not trusted with the only copy
+	 * of a write (once its set has no copy in sync, its rebuild has no
+	 * source and it fails too), as md's raid1 does not count one.
+	 */
+	good = io->issued & ~failed & ssa_walk_in_sync_mask(sc);
 	for (s = 0; s < sc->geom.members; s++) {
 		set_mask = GENMASK_ULL((s + 1) * sc->copies - 1, s * sc->copies);
-		if ((io->issued & set_mask) &&
-		    !(io->issued & set_mask & ~failed)) {
+		if ((io->issued & set_mask) && !(good & set_mask)) {
 			ssa_io_set_error(io, BLK_STS_IOERR);
 			return;
 		}

@@ -52,8 +52,7 @@ static void ssa_sr_copy(struct ssa_ctx *sc, unsigned int m, u64 lo,
 			continue;
 		/* a replica that fails marks @m failed: the rest is moot */
 		for (r = 0; r < sr->replicas; r++)
-			if (ssa_member_rw(sc, m, REQ_OP_WRITE, ssa_sr_at(sr, lo, r),
-					  len, pages, SSA_CLASS_HIGH))
+			if (ssa_walk_write(sc, m, ssa_sr_at(sr, lo, r), len, pages))
 				return;
 		return;
 	}
@@ -88,8 +87,7 @@ static void ssa_sr_check_set(struct ssa_ctx *sc, u32 set, u64 lo,
 				continue;
 			}
 			if (ssa_walk_diff(ref, cmp, len, diff) && repair)
-				ssa_member_rw(sc, m, REQ_OP_WRITE, ms, len, ref,
-					      SSA_CLASS_HIGH);
+				ssa_walk_write(sc, m, ms, len, ref);
 		}
 	}
 }

@@ -320,7 +320,7 @@ void ssa_sr_fork(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 {
 	struct ssa_sr *sr = ssa_sr_of(sc);
 	unsigned int k, r, m, copies = sc->copies;
-	u64 ls, len, u0, live;
+	u64 ls, len, u0, live, sync;
 	struct ssa_extent e;
 	u32 children = 0, nr;
 	int pick;
@@ -331,6 +331,8 @@ void ssa_sr_fork(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	nr = one ? 1 : sr->replicas;
 	/* without copies a failed member is still tried, as stripe does */
 	live = copies > 1 ? ssa_sr_live(sc) : U64_MAX;
+	/* a write stands only on a copy in sync, not one being rebuilt */
+	sync = copies > 1 && op != SSA_OP_READ ? ssa_walk_in_sync_mask(sc) : live;
 	for (ls = start; ls < end; ls += len) {
 		ssa_stripe_map(&sc->geom, ls, &e);
 		len = min(e.len, end - ls);
@@ -374,7 +376,7 @@ void ssa_sr_fork(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 					     u0 + (u64)r * sr->arc, false,
 					     from_map);
 		}
-		if (!ssa_sr_set_live(sc, live, e.member))
+		if (!ssa_sr_set_live(sc, sync, e.member))
 			ssa_io_set_error(io, BLK_STS_IOERR);
 	}
 	ssa_io_put(io);
@@ -451,22 +453,12 @@ static bool ssa_sr_set_in_sync(struct ssa_ctx *sc, unsigned int m)
 	return false;
 }
 
-/* Is a member of @m's set other than @m alive? */
-static bool ssa_sr_set_alive(struct ssa_ctx *sc, unsigned int m)
-{
-	unsigned int k, first = m / sc->copies * sc->copies;
-
-	for (k = first; k < first + sc->copies; k++)
-		if (k != m && !test_bit(SSA_MEMBER_FAILED, &sc->members[k].flags))
-			return true;
-	return false;
-}
-
 /*
  * A child completed.  A read that failed on its member goes to another
  * copy (ssa_sr_retry_next()); a write that failed on a member that has
- * failed stands if another copy of its set is alive (its own children
- * carry the data; if they fail too, the last of them sets the error).
+ * failed stands if another copy of its set is in sync (its own children
+ * carry the data; if they fail too, the last of them sets the error).  A
+ * copy being rebuilt does not count: it has no source left to finish from.
  */
 static void ssa_sr_endio(struct bio *bio)
 {
@@ -490,7 +482,7 @@ static void ssa_sr_endio(struct bio *bio)
 			return;
 		}
 		if (!fault || c->cs.op != SSA_OP_WRITE || sc->copies < 2 ||
-		    !ssa_sr_set_alive(sc, c->cs.member))
+		    !ssa_sr_set_in_sync(sc, c->cs.member))
 			ssa_io_set_error(io, status);
 	}
 	bio_put(bio);

@@ -646,7 +646,7 @@ static void ssa_resume(struct dm_target *ti)
 
 static struct target_type ssa_target = {
 	.name = "ssastripe",
-	.version = { 1, 19, 0 },
+	.version = { 1, 19, 1 },
 	.module = THIS_MODULE,
 	.ctr = ssa_ctr,
 	.dtr = ssa_dtr,

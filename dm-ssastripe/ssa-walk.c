@@ -54,6 +54,39 @@ bool ssa_walk_in_sync(struct ssa_ctx *sc, unsigned int m)
 		 (BIT(SSA_MEMBER_FAILED) | BIT(SSA_MEMBER_REBUILD)));
 }
 
+/* The members in sync, as a mask. */
+u64 ssa_walk_in_sync_mask(struct ssa_ctx *sc)
+{
+	u64 mask = 0;
+	unsigned int m;
+
+	for (m = 0; m < sc->nr_members; m++)
+		if (ssa_walk_in_sync(sc, m))
+			mask |= BIT_ULL(m);
+	return mask;
+}
+
+/*
+ * A walk's write (a rebuild's copy, a repair) of sectors [ms, ms + len) of
+ * member @m.  An I/O error has failed the member already; any other error
+ * (the member refused the write) fails it here: a copy that did not take
+ * what the walk wrote must not count the window as done.
+ */
+int ssa_walk_write(struct ssa_ctx *sc, unsigned int m, u64 ms,
+		   unsigned int len, struct page **pages)
+{
+	int r = ssa_member_rw(sc, m, REQ_OP_WRITE, ms, len, pages,
+			      SSA_CLASS_HIGH);
+
+	if (r && !test_and_set_bit(SSA_MEMBER_FAILED, &sc->members[m].flags)) {
+		DMERR("%s: member %u (%s) failed: it refused a rebuild or repair write (error %d)",
+		      dm_device_name(dm_table_get_md(sc->ti->table)), m,
+		      sc->members[m].dev->name, r);
+		schedule_work(&sc->event_work);
+	}
+	return r;
+}
+
 /* No copy in sync is left to rebuild member @m from: it fails. */
 void ssa_walk_no_source(struct ssa_ctx *sc, unsigned int m)
 {

@@ -87,6 +87,9 @@ void ssa_walk_free(struct ssa_walk *w);
 u64 ssa_walk_cursor(struct ssa_walk *w);
 bool ssa_walk_readable(struct ssa_walk *w, unsigned int m, u64 end);
 bool ssa_walk_in_sync(struct ssa_ctx *sc, unsigned int m);
+u64 ssa_walk_in_sync_mask(struct ssa_ctx *sc);
+int ssa_walk_write(struct ssa_ctx *sc, unsigned int m, u64 ms,
+		   unsigned int len, struct page **pages);
 void ssa_walk_no_source(struct ssa_ctx *sc, unsigned int m);
 bool ssa_walk_diff(struct page **ref, struct page **cmp, unsigned int len,
 		   unsigned long *diff);

@@ -153,6 +153,36 @@ srarray_check_repair() {
 }
 register srarray_check_repair srarray_check_repair
 
+# As mirror_write_rebuilding_only (t_97): one set of two copies, copy 1
+# replaced and rebuilt at 1 KiB/s (after its first window the walk waits
+# 256 s); copy 0 starts failing.  A write that only the rebuilding copy
+# took, and then one sent to it alone, must fail: before 1.19.1 the first
+# stood because another copy of its set was "alive", the second because
+# the rebuilding copy took all its children.
+srarray_write_rebuilding_only() {
+	local rc=0 v=/dev/mapper/ssat-v members
+	mkdir -p "$WORK"
+	members=$(lin_members 3 16384) || return 1
+	vol_create ssat-v 8192 srarray 8 "${members% /dev/mapper/ssat-m2 0}" 6 $SRH_OPTS || return 1
+	dd if=/dev/urandom of=$v bs=1M count=4 oflag=direct status=none || { fail "writing"; return 1; }
+	dmsetup message ssat-v 0 fail 1 || return 1
+	dmsetup reload ssat-v --table "0 8192 ssastripe srarray 8 2 /dev/mapper/ssat-m0 0 \
+/dev/mapper/ssat-m2 0 10 $SRH_OPTS rebuild 1 rebuild_rate 1" &&
+		dmsetup suspend ssat-v && dmsetup resume ssat-v || { fail "reload with rebuild 1"; return 1; }
+	expect_eq "health while rebuilding" "$(vstat ssat-v health)" Aa || rc=1
+	dmsetup load ssat-m0 --table "0 16384 error" && dmsetup suspend ssat-m0 &&
+		dmsetup resume ssat-m0 || return 1
+	dd if=/dev/urandom of=$v bs=4k count=1 seek=600 oflag=direct status=none 2>/dev/null &&
+		{ fail "a write taken by the rebuilding copy alone was acknowledged"; rc=1; }
+	[[ $(vstat ssat-v health) == D* ]] || { fail "member 0 not failed: $(vstat ssat-v health)"; rc=1; }
+	dd if=/dev/urandom of=$v bs=4k count=1 seek=700 oflag=direct status=none 2>/dev/null &&
+		{ fail "a write sent to the rebuilding copy alone was acknowledged"; rc=1; }
+	info "health $(vstat ssat-v health)"
+	vol_remove ssat-v
+	return $rc
+}
+register srarray_write_rebuilding_only srarray_write_rebuilding_only
+
 # Tables and messages that cannot heal: a rebuild that would leave a set
 # with no copy to rebuild from, of a member the table lacks, with
 # background propagation (its replicas differ until copied); check and
@@ -186,6 +216,51 @@ srarray_heal_bad() {
 	return $rc
 }
 register srarray_heal_bad srarray_heal_bad
+
+# A check stopped by a suspend, and one stopped by the removal: over
+# members behind dm-delay (20 ms each way) a check of 8 MiB of data takes
+# some 3 s.  The suspend must end it within a window ("check stopped" in
+# the kernel log, the status idle short of the end), the resumed volume
+# read and checked to its end again, and a removal in mid-check end it and
+# go (no hang, no oops: the guest's log is checked after the test).
+srarray_walk_stopped() {
+	local rc=0 v=/dev/mapper/ssat-v i st t0
+	mkdir -p "$WORK"
+	modprobe dm-delay 2>/dev/null
+	for i in 0 1; do
+		dmsetup create ssat-m$i --table "0 32768 delay /dev/ram$i 0 20" ||
+			{ skip "no dm-delay target"; return; }
+	done
+	vol_create ssat-v 16384 srarray 8 "/dev/mapper/ssat-m0 0 /dev/mapper/ssat-m1 0" 6 \
+		$SRH_OPTS || return 1
+	klog_mark
+	dmsetup message ssat-v 0 check || { fail "check refused"; return 1; }
+	sleep 0.5
+	t0=$EPOCHREALTIME
+	dmsetup suspend ssat-v || { fail "suspend during the check"; rc=1; }
+	info "suspend took $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }') s"
+	klog_since | grep -q "check stopped" || { fail "the suspend did not stop the check"; rc=1; }
+	dmsetup resume ssat-v || { fail "resume"; return 1; }
+	st=$(srh_walk ssat-v)
+	info "walk after the resume: $st"
+	[[ $st == idle\ * ]] || { fail "the check goes on after the resume: $st"; rc=1; }
+	st=${st#* }; st=${st%% *}
+	[ "${st%/*}" -lt "${st#*/}" ] || { fail "the check reached its end before the suspend"; rc=1; }
+	dd if=$v of=/dev/null bs=1M iflag=direct status=none || { fail "reading after the resume"; rc=1; }
+	st=$(scrub ssat-v check) || { fail "a new check did not end: $st"; rc=1; }
+	expect_eq "mismatches of the new check" "$st" 0 || rc=1
+	expect_eq "walk after the new check" "$(srh_walk ssat-v)" "idle 16384/16384 0" || rc=1
+	# removed in mid-check
+	klog_mark
+	dmsetup message ssat-v 0 check || { fail "second check refused"; rc=1; }
+	sleep 0.5
+	dmsetup remove ssat-v || { fail "remove during a check"; rc=1; }
+	[ -e $v ] && { fail "the volume is still there"; rc=1; }
+	klog_since | grep -q "check stopped" || { fail "the removal did not stop the check"; rc=1; }
+	dmsetup remove ssat-m0 ssat-m1 2>/dev/null
+	return $rc
+}
+register srarray_walk_stopped srarray_walk_stopped
 
 # The write-intent bitmap: a 1 x 2 x 2 array (ram0, ram1; 1024 chunks of
 # 4 KiB, 64 regions of 16: block b is row b, region b / 16) whose bitmap

@@ -450,6 +450,41 @@ sys.exit(t < want)" || { fail "rebuild ran faster than rebuild_rate"; rc=1; }
 }
 register mirror_rebuild mirror_rebuild
 
+# A write whose only copy that took it is one being rebuilt is an error:
+# that copy is not in sync, and with no copy of its set in sync left its
+# rebuild has no source and it fails too (md's raid1 counts no write on a
+# recovering device either).  Before 1.19.1 both writes below were
+# acknowledged: the first once the rebuilding copy took it, the second
+# sent to that copy alone.
+mirror_write_rebuilding_only() {
+	local rc=0 len=16384 v=/dev/mapper/ssat-v members
+	mkdir -p "$WORK"
+	members=$(lin_members 3 $len) || return 1
+	vol_create ssat-v $len mirror 64 "${members% /dev/mapper/ssat-m2 0}" || return 1
+	dd if=/dev/urandom of=$v bs=1M count=8 oflag=direct status=none || { fail "writing"; return 1; }
+	dmsetup message ssat-v 0 fail 1 || return 1
+	# the replacement, rebuilt at 1 KiB/s: after its first window the walk
+	# waits 256 s, and reads nothing from member 0 while the test runs
+	dmsetup reload ssat-v --table "0 $len ssastripe mirror 64 2 /dev/mapper/ssat-m0 0 \
+/dev/mapper/ssat-m2 0 4 rebuild 1 rebuild_rate 1" &&
+		dmsetup suspend ssat-v && dmsetup resume ssat-v || return 1
+	expect_eq "health while rebuilding" "$(vstat ssat-v health)" Aa || rc=1
+	# the copy in sync starts failing: a write lands on the rebuilding one only
+	dmsetup load ssat-m0 --table "0 $len error" && dmsetup suspend ssat-m0 &&
+		dmsetup resume ssat-m0 || return 1
+	klog_mark
+	dd if=/dev/urandom of=$v bs=4k count=1 seek=1000 oflag=direct status=none 2>/dev/null &&
+		{ fail "a write taken by the rebuilding copy alone was acknowledged"; rc=1; }
+	[[ $(vstat ssat-v health) == D* ]] || { fail "member 0 not failed: $(vstat ssat-v health)"; rc=1; }
+	# member 0 is failed now: the next write goes to the rebuilding copy alone
+	dd if=/dev/urandom of=$v bs=4k count=1 seek=1200 oflag=direct status=none 2>/dev/null &&
+		{ fail "a write sent to the rebuilding copy alone was acknowledged"; rc=1; }
+	info "health $(vstat ssat-v health); $(klog_since | grep -c 'failed') failure lines"
+	vol_remove ssat-v
+	return $rc
+}
+register mirror_write_rebuilding_only mirror_write_rebuilding_only
+
 # Check and repair: the copies of each set compared sector by sector with
 # the set's first in-sync copy.  Sectors planted on the members directly
 # are counted (each sector of a set once, however many copies differ
