@@ -423,3 +423,23 @@ def test_hidden_disk_beside_host_stalls(seed, one_head):
     assert abs(r["mean_seek_s"] / true_mean - 1) <= MEAN_SEEK_TOL, (r["mean_seek_s"], true_mean)
     assert abs(r["overhead_s"] - p["overhead"]) <= 2 * p["rotation"] / min(
         s for _, s in p["zones"]) + 40e-6, (r["overhead_s"], p["overhead"])
+
+
+def test_zone_points_against_the_trend_are_swept_again():
+    """Seven sweeps of one zone of S = 181 read 175 at one point and 186
+    at another (t_86's draw 1 in a guest beside a loaded host,
+    2026-11-29: a transfer rate 4.5 % off).  Tracks hold fewer sectors
+    inwards, never more: the points off that trend are swept twice more
+    and keep the median; the others are not swept again."""
+    spts = [181, 175, 181, 181, 186, 181, 181]
+    assert identify.off_trend(spts) == [1, 2, 3, 4]
+    assert identify.off_trend([232, 232, 135, 135, 99]) == []
+    saw = lambda s: identify.Sawtooth(1e-3 / s, s, 1e-3, 1, 0.0)   # noqa: E731
+    swept = []
+
+    def sweep(x):
+        swept.append(x)
+        return saw(181)
+    pts = identify.recheck_zone_points([(i * 100, saw(s)) for i, s in enumerate(spts)], sweep)
+    assert [z.spt for _, z in pts] == [181] * 7
+    assert sorted(set(swept)) == [100, 200, 300, 400]
