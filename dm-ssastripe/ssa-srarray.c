@@ -382,13 +382,19 @@ void ssa_sr_fork(struct ssa_ctx *sc, struct ssa_io *io, struct bio *bio,
 	ssa_io_put(io);
 }
 
-/* Past the bitmap: a write waits for a walk's window, then forks. */
+/*
+ * Past the bitmap: a write waits for a walk's window, then forks.  Under
+ * background propagation no walk can run (rebuild, bitmap, check and
+ * repair are refused there): its writes skip the walk's books.
+ */
 static void ssa_sr_admit(struct ssa_ctx *sc, struct ssa_io *io,
 			 struct bio *bio, u8 op, u64 start, u64 end,
 			 bool from_map)
 {
-	if (op == SSA_OP_WRITE &&
-	    ssa_walk_admit(&ssa_sr_of(sc)->w, io, bio, start, end))
+	struct ssa_sr *sr = ssa_sr_of(sc);
+
+	if (op == SSA_OP_WRITE && !sr->prop &&
+	    ssa_walk_admit(&sr->w, io, bio, start, end))
 		return;
 	ssa_sr_fork(sc, io, bio, op, start, end, from_map);
 }
