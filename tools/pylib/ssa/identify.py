@@ -261,7 +261,8 @@ def queued_overhead(dev, a: int, saw: "Sawtooth", budget: "Budget",
 
     def med(k: int) -> float:
         if k not in meds:
-            meds[k] = float(np.nanmedian([seen.get(k, math.nan)] + [q(k) for _ in range(2)]))
+            vals = [v for v in [seen.get(k, math.nan)] + [q(k) for _ in range(2)] if v == v]
+            meds[k] = float(np.median(vals)) if vals else math.nan  # all left out: none
         return meds[k]
 
     # not past S: with no overhead the jump is there (b at the head as a
