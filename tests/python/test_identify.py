@@ -476,3 +476,33 @@ def test_overhead_measured_again_elsewhere_when_b_was_not_queued():
     out = identify.measure(disk, quick=True, budget_s=1e9, echo=lambda *_: None)
     assert out["overhead"]["retries"], "the first place gave no fake: the test does not test"
     assert out["result"]["overhead_s"] <= 2 * 6e-3 / 363, out["overhead"]["retries"]
+
+
+def test_one_head_offset_of_least_wait_found_again(monkeypatch):
+    """CI of 28144bf: one_head's checks failed the same way three times
+    (the same start, the same checks): its retries reused an offset of
+    least wait read once.  Here the first four reads of one offset come
+    back short (a request the host delayed between the pair's two reads
+    waits less than its angle says), so the first offset, w and
+    threshold are wrong; the next try reads them again."""
+    rng = random.Random(6)
+    spt = 363
+    disk = FakeDisk(362, 1, [(362, spt)], 6e-3, 1e-3, 400e-6, 0.0,
+                    phase0=rng.uniform(0, 0.01), jitter=20e-6, seed=6)
+    disk.sectors = 131072
+    real = identify.pair
+    x = 200 * spt + 200
+    short = {"k": 40, "left": 4}
+
+    def pair(dev, y, b):
+        t = real(dev, y, b)
+        if y == x and y - b == short["k"] and short["left"]:
+            short["left"] -= 1
+            return 1e-6
+        return t
+    monkeypatch.setattr(identify, "pair", pair)
+    saw = identify.Sawtooth(disk.rotation / spt, spt, disk.rotation, 1, 0.0)
+    one = identify.one_head(disk, x, saw, identify.Budget(1e9))
+    assert short["left"] == 0, "the short reads were not taken: the test does not test"
+    assert one["track_start"] % spt == 0 and one["k_min"] != short["k"], one["k_min"]
+    assert one["retries"], "the first try did not fail"
